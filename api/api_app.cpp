@@ -1,0 +1,178 @@
+#include "api/api_app.h"
+
+#include "api/idempotency.h"
+#include "api/metrics.h"
+#include "common/crypto.h"
+#include "common/log.h"
+
+namespace scribe::api {
+namespace {
+
+constexpr const char* kAllowHeaders =
+    "Authorization, Content-Type, Idempotency-Key, X-Request-Id, Tus-Resumable, Upload-Length, Upload-Offset, "
+    "Upload-Metadata, Upload-Defer-Length, Upload-Concat";
+constexpr const char* kExposeHeaders =
+    "X-Request-Id, Retry-After, Location, Content-Disposition, Idempotent-Replayed, Tus-Resumable, Tus-Version, "
+    "Tus-Extension, Tus-Max-Size, Upload-Offset, Upload-Length, Upload-Expires, x-service-segment-count, "
+    "x-service-cue-count, x-service-cue-source, x-service-cue-mode";
+
+// Accepts a caller's X-Request-Id when it is short and plain; otherwise mints one.
+std::string request_id_for(const Request& req) {
+  if (auto given = req.header("x-request-id")) {
+    bool ok = !given->empty() && given->size() <= 128;
+    for (char c : *given)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) ok = false;
+    if (ok) return *given;
+  }
+  return "req_" + crypto::random_hex(12);
+}
+
+bool is_api_path(const std::string& path) { return path.rfind("/api/v1", 0) == 0 || path == "/mcp"; }
+
+}  // namespace
+
+ApiApp::ApiApp(Services& services, int worker_threads) : services_(services), workers_(worker_threads) {}
+
+Response ApiApp::error_response(const std::string& request_id, const Error& err) const {
+  Json body = err.extras();
+  body["code"] = err.code();
+  body["message"] = err.message();
+  body["request_id"] = request_id;
+  body["doc_url"] = services_.config.public_url + "/api/v1/openapi.yaml#error-" + err.code();
+  Response res = Response::json(err.http_status(), {{"error", body}});
+  if (err.extras().contains("retry_after") && err.extras()["retry_after"].is_number_integer())
+    res.set_header("Retry-After", std::to_string(err.extras()["retry_after"].get<int64_t>()));
+  return res;
+}
+
+Response ApiApp::render_error(const Request& req, const Error& err) const {
+  std::string id = request_id_for(req);
+  Response res = error_response(id, err);
+  res.set_header("X-Request-Id", id);
+  res.set_header("Access-Control-Allow-Origin", "*");
+  res.set_header("Access-Control-Expose-Headers", kExposeHeaders);
+  return res;
+}
+
+void ApiApp::finish(const Request& req, const std::string& request_id, const std::string& route, TimePoint started,
+                    Response res, const Responder& respond) const {
+  res.set_header("X-Request-Id", request_id);
+  if (is_api_path(req.path)) {
+    res.set_header("Access-Control-Allow-Origin", "*");
+    res.set_header("Access-Control-Expose-Headers", kExposeHeaders);
+  }
+  double seconds = std::chrono::duration<double>(now() - started).count();
+  Metrics::instance().observe(route, req.method, res.status, seconds);
+  if (req.method == "HEAD") res.body.clear();
+  log::info("request", {{"request_id", request_id},
+                        {"method", req.method},
+                        {"route", route},
+                        {"status", res.status},
+                        {"duration_ms", seconds * 1000.0}});
+  respond(std::move(res));
+}
+
+void ApiApp::dispatch(Request req, Responder respond) {
+  TimePoint started = now();
+  std::string request_id = request_id_for(req);
+  if (!parse_target(req.target, req.path, req.query)) {
+    finish(req, request_id, "unmatched", started,
+           error_response(request_id, Error::invalid("path", "the request target is not valid percent-encoding")),
+           respond);
+    return;
+  }
+  if (req.method == "OPTIONS" && is_api_path(req.path)) {
+    // CORS preflight: any origin, no credentials (Bearer only).
+    Response res;
+    res.status = 204;
+    res.content_type.clear();
+    res.set_header("Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS");
+    res.set_header("Access-Control-Allow-Headers", kAllowHeaders);
+    res.set_header("Access-Control-Max-Age", "86400");
+    finish(req, request_id, "preflight", started, std::move(res), respond);
+    return;
+  }
+  auto match = router_.match(req.method, req.path);
+  if (!match.route) {
+    Error err = match.allowed_methods.empty()
+                    ? Error("not_found", "no such endpoint: " + req.method + " " + req.path)
+                    : Error("invalid_request", "method " + req.method + " is not allowed on " + req.path,
+                            Json::object(), 405);
+    Response res = error_response(request_id, err);
+    if (!match.allowed_methods.empty()) {
+      std::string allow;
+      for (const auto& m : match.allowed_methods) allow += (allow.empty() ? "" : ", ") + m;
+      res.set_header("Allow", allow);
+    }
+    finish(req, request_id, "unmatched", started, std::move(res), respond);
+    return;
+  }
+  const Route& route = *match.route;
+  auto ctx = std::make_shared<RequestContext>(std::move(req), std::move(request_id), services_);
+  ctx->params = std::move(match.params);
+  workers_.post([this, ctx, &route, respond = std::move(respond), started]() mutable {
+    run(std::move(ctx), route, std::move(respond), started);
+  });
+}
+
+void ApiApp::run(std::shared_ptr<RequestContext> ctx, const Route& route, Responder respond, TimePoint started) {
+  std::optional<std::string> idem_key;
+  Response res;
+  try {
+    if (route.authenticated) {
+      {
+        pqxx::nontransaction txn(ctx->db());
+        ctx->principal = services_.authenticator.authenticate(txn, ctx->req);
+      }
+      if (route.rate_limited) {
+        int64_t wait = services_.limiter.take(ctx->db(), ctx->principal->rate_bucket());
+        if (wait > 0)
+          throw Error("rate_limited",
+                      "more than " + std::to_string(services_.limiter.per_minute()) +
+                          " requests per minute for this API key; retry after " + std::to_string(wait) + " s",
+                      {{"retry_after", wait}});
+      }
+      if (!apikey::allows_method(ctx->principal->permission, ctx->req.method))
+        throw Error("scope_forbidden", "this API key is read-only; " + ctx->req.method + " needs a full-access key");
+    }
+    if (ctx->req.method == "POST" && ctx->principal) {
+      if (auto key = ctx->req.header("idempotency-key")) {
+        auto outcome = Idempotency::begin(ctx->db(), ctx->principal->idempotency_principal(), *key, ctx->req);
+        if (auto* cached = std::get_if<Response>(&outcome)) {
+          ctx->release_db();
+          finish(ctx->req, ctx->request_id, route.pattern, started, std::move(*cached), respond);
+          return;
+        }
+        idem_key = *key;
+      }
+    }
+    if (route.async_handler) {
+      ctx->release_db();
+      auto finish_async = [this, ctx, pattern = route.pattern, started, respond](Response r) {
+        finish(ctx->req, ctx->request_id, pattern, started, std::move(r), respond);
+      };
+      route.async_handler(ctx, finish_async);
+      return;
+    }
+    res = route.handler(*ctx);
+  } catch (const Error& err) {
+    res = error_response(ctx->request_id, err);
+  } catch (const pqxx::broken_connection& err) {
+    log::error("database connection lost", {{"request_id", ctx->request_id}, {"error", err.what()}});
+    res = error_response(ctx->request_id, Error("internal_error", "the database is unreachable; retry"));
+  } catch (const std::exception& err) {
+    log::error("unhandled error", {{"request_id", ctx->request_id}, {"error", err.what()}});
+    res = error_response(ctx->request_id, Error("internal_error", "internal error; retry with backoff"));
+  }
+  if (idem_key) {
+    try {
+      Idempotency::finish(ctx->db(), ctx->principal->idempotency_principal(), *idem_key, res);
+    } catch (const std::exception& err) {
+      log::error("could not store idempotent response", {{"request_id", ctx->request_id}, {"error", err.what()}});
+    }
+  }
+  ctx->release_db();
+  finish(ctx->req, ctx->request_id, route.pattern, started, std::move(res), respond);
+}
+
+}  // namespace scribe::api

@@ -1,0 +1,62 @@
+// Operational endpoints: liveness, readiness and Prometheus metrics. They are
+// public (no API key) and outside /api/v1, so no CORS and no rate limit.
+#include "api/handlers/handlers.h"
+#include "api/metrics.h"
+#include "api/services.h"
+#include "common/embedded_assets.h"
+#include "eventstore/event_store.h"
+#include "projections/runner.h"
+
+#include <sstream>
+
+namespace scribe::api {
+namespace {
+const db::Statement kMigrations{"health.migrations", "select count(*) from schema_migrations"};
+}
+
+Response HealthzHandler::handle(RequestContext&) { return Response::json(200, {{"status", "ok"}}); }
+
+Response ReadyzHandler::handle(RequestContext& ctx) {
+  Json checks = Json::object();
+  bool ready = true;
+  try {
+    pqxx::read_transaction txn(ctx.db());
+    auto applied = txn.exec_prepared1(kMigrations.name)[0].as<int64_t>();
+    auto expected = static_cast<int64_t>(assets::migrations().size());
+    checks["database"] = "ok";
+    checks["migrations"] = {{"applied", applied}, {"expected", expected}};
+    if (applied != expected) ready = false;
+  } catch (const std::exception& err) {
+    checks["database"] = err.what();
+    ready = false;
+  }
+  return Response::json(ready ? 200 : 503, {{"status", ready ? "ready" : "not_ready"}, {"checks", checks}});
+}
+
+Response MetricsHandler::handle(RequestContext& ctx) {
+  std::ostringstream out;
+  out << Metrics::instance().render();
+  out << "# HELP scribe_events_appended_total Events appended by this process.\n"
+      << "# TYPE scribe_events_appended_total counter\n"
+      << "scribe_events_appended_total " << es::EventStore::appended_total() << "\n";
+  out << "# HELP scribe_projection_lag_events Events not yet applied, per asynchronous projection.\n"
+      << "# TYPE scribe_projection_lag_events gauge\n";
+  try {
+    pqxx::read_transaction txn(ctx.db());
+    for (auto* p : projections::all())
+      if (!p->is_inline())
+        out << "scribe_projection_lag_events{projection=\"" << p->name() << "\"} "
+            << projections::lag(txn, p->name()) << "\n";
+  } catch (const std::exception&) {
+    // The database being down shows in /readyz; the process metrics still render.
+  }
+  out << "# HELP scribe_db_pool_in_use Database connections leased right now.\n"
+      << "# TYPE scribe_db_pool_in_use gauge\n"
+      << "scribe_db_pool_in_use " << ctx.services.pool.in_use() << "\n";
+  Response r;
+  r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  r.body = out.str();
+  return r;
+}
+
+}  // namespace scribe::api

@@ -1,0 +1,48 @@
+#pragma once
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/json.h"
+
+// The HTTP request and response as the API layer sees them: plain values with
+// no Beast types, so handlers compile fast and are easy to test.
+namespace scribe::api {
+
+struct Request {
+  std::string method;
+  std::string target;  // path and query as received
+  std::string path;    // percent-decoded path
+  std::vector<std::pair<std::string, std::string>> query;  // decoded, in order
+  std::map<std::string, std::string> headers;              // lower-case names
+  std::string body;
+  std::string remote;
+
+  std::optional<std::string> header(const std::string& lower_name) const;
+  std::optional<std::string> query_param(std::string_view name) const;
+};
+
+struct Response {
+  int status = 200;
+  std::string content_type = "application/json; charset=utf-8";
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+
+  static Response json(int status, const Json& body);
+  void set_header(const std::string& name, const std::string& value);
+  std::optional<std::string> header(const std::string& name) const;
+};
+
+// Completes a request exactly once, from any thread.
+using Responder = std::function<void(Response)>;
+
+// Splits a request target into a decoded path and query parameters.
+// Returns false when the target is not valid percent-encoding.
+bool parse_target(const std::string& target, std::string& path,
+                  std::vector<std::pair<std::string, std::string>>& query);
+
+}  // namespace scribe::api

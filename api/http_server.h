@@ -1,0 +1,45 @@
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "api/http.h"
+#include "common/error.h"
+
+namespace scribe::api {
+
+// The HTTP/1.1 listener (Boost.Beast). I/O threads only parse and write: each
+// parsed request is handed to `dispatch` together with a Responder, and the
+// response may come back later from any thread. A request that is waiting
+// (a long-poll) therefore holds no thread and no database connection, only
+// its socket and a few hundred bytes.
+class HttpServer {
+ public:
+  using Dispatch = std::function<void(Request, Responder)>;
+  // Renders transport-level failures (oversized or malformed requests) in the
+  // API's error envelope.
+  using ErrorRenderer = std::function<Response(const Request&, const Error&)>;
+
+  HttpServer(std::string host, uint16_t port, int io_threads, std::size_t body_limit, Dispatch dispatch,
+             ErrorRenderer render_error);
+  ~HttpServer();
+
+  uint16_t port() const;
+  // Serves until shutdown() has finished draining. Blocks the caller.
+  void run();
+  // Stops accepting, closes idle keep-alive connections, lets in-flight
+  // requests finish (up to `grace_seconds`), then returns from run().
+  void shutdown(int grace_seconds = 30);
+
+  int open_connections() const;
+  int in_flight() const;
+
+  struct Impl;  // public so the session class in the .cpp can reach it
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace scribe::api

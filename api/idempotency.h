@@ -1,0 +1,37 @@
+#pragma once
+#include <optional>
+#include <pqxx/pqxx>
+#include <string>
+#include <variant>
+
+#include "api/http.h"
+#include "common/error.h"
+
+namespace scribe::api {
+
+// The spec's idempotency rules for POST endpoints, as one layer:
+//  1. identity (principal, key), entries valid 24 h;
+//  2. the same identity replays the stored response unchanged;
+//  3. a different body, method or path under the same key is 400;
+//  4. 2xx and 4xx responses are stored, 5xx are not (the key is released);
+//  5. a request while the first is still running is 409 not_ready with
+//     in_flight_seconds, and stale: true from 120 s.
+// Claiming a key is one INSERT ... ON CONFLICT DO NOTHING, so of two racing
+// identical requests exactly one executes.
+class Idempotency {
+ public:
+  struct Proceed {};
+  using Outcome = std::variant<Proceed, Response>;
+
+  // Validates the key and either claims it (Proceed) or answers from the cache.
+  // Throws Error for rule 3 and rule 5.
+  static Outcome begin(pqxx::connection& conn, const std::string& principal, const std::string& key,
+                       const Request& req);
+  // Stores the response of a claimed key (2xx/4xx) or releases it (5xx).
+  static void finish(pqxx::connection& conn, const std::string& principal, const std::string& key,
+                     const Response& res);
+  // Throws 400 when the key is empty, too long or has control characters.
+  static void validate_key(const std::string& key);
+};
+
+}  // namespace scribe::api

@@ -1,0 +1,70 @@
+#pragma once
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "api/http.h"
+#include "api/principal.h"
+#include "common/config.h"
+#include "common/db.h"
+
+namespace scribe::api {
+
+struct Services;
+
+// Everything a handler gets: the request, who is calling, path parameters,
+// and a database connection leased on first use (so public endpoints that
+// never touch the database never wait for one).
+struct RequestContext {
+  Request req;
+  std::string request_id;
+  std::optional<Principal> principal;
+  std::map<std::string, std::string> params;
+  Services& services;
+
+  RequestContext(Request r, std::string id, Services& s) : req(std::move(r)), request_id(std::move(id)), services(s) {}
+  pqxx::connection& db();
+  void release_db() { lease_.reset(); }
+  const Principal& caller() const { return *principal; }
+  // Path parameter `name` as an integer id >= 1, else 404 (ids that cannot
+  // exist are reported like ids that do not).
+  int64_t id_param(const std::string& name, const std::string& what) const;
+
+ private:
+  std::optional<db::Lease> lease_;
+};
+
+using Handler = std::function<Response(RequestContext&)>;
+// For handlers that answer later (long-polls): they must call the responder
+// exactly once, from any thread, and must not keep the database lease.
+using AsyncHandler = std::function<void(std::shared_ptr<RequestContext>, Responder)>;
+
+struct Route {
+  std::string method;
+  std::string pattern;  // e.g. /api/v1/transcriptions/{id}
+  bool authenticated = true;
+  bool rate_limited = true;
+  Handler handler;
+  AsyncHandler async_handler;
+  std::vector<std::string> segments;  // pattern split on '/'
+};
+
+class Router {
+ public:
+  void add(Route route);
+  struct Match {
+    const Route* route = nullptr;
+    std::map<std::string, std::string> params;
+    std::vector<std::string> allowed_methods;  // when the path exists under other methods
+  };
+  Match match(const std::string& method, const std::string& path) const;
+  const std::vector<Route>& routes() const { return routes_; }
+
+ private:
+  std::vector<Route> routes_;
+};
+
+}  // namespace scribe::api

@@ -1,0 +1,24 @@
+// Every endpoint the server serves. The OpenAPI document must list exactly
+// these (tests/e2e/openapi.test.mjs checks both directions).
+#include "api/api_app.h"
+#include "api/handlers/handlers.h"
+
+namespace scribe::api {
+
+void register_routes(ApiApp& app) {
+  auto& r = app.router();
+  auto pub = [&](const char* method, const char* pattern, Handler h) {
+    r.add(Route{method, pattern, false, false, std::move(h), {}, {}});
+  };
+  auto authed = [&](const char* method, const char* pattern, Handler h) {
+    r.add(Route{method, pattern, true, true, std::move(h), {}, {}});
+  };
+  pub("GET", "/healthz", HealthzHandler::handle);
+  pub("GET", "/readyz", ReadyzHandler::handle);
+  pub("GET", "/metrics", MetricsHandler::handle);
+  pub("GET", "/api/v1/openapi.yaml", OpenApiHandler::handle);
+  authed("GET", "/api/v1/me", MeHandler::handle);
+  authed("GET", "/api/v1/pipelines", PipelinesHandler::handle);
+}
+
+}  // namespace scribe::api

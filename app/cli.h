@@ -1,0 +1,38 @@
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/config.h"
+
+// Command-line parsing shared by the subcommands: positional words and
+// --name value / --name=value options. Unknown options are an error.
+namespace scribe::cli {
+
+struct Args {
+  std::vector<std::string> positional;
+  std::map<std::string, std::string> options;
+  bool help = false;
+
+  std::optional<std::string> get(const std::string& name) const;
+  std::string require(const std::string& name) const;
+  bool flag(const std::string& name) const { return options.count(name) > 0; }
+};
+
+// `allowed` lists option names (without --); boolean flags may be given alone.
+Args parse(int argc, char** argv, int first, const std::vector<std::string>& allowed);
+// Applies the options every long-running command shares (--database-url, ...).
+void apply_common(const Args& args, Config& cfg);
+extern const std::vector<std::string> kCommonOptions;
+extern const char* kCommonHelp;
+
+int serve(int argc, char** argv);
+int worker(int argc, char** argv);
+int migrate(int argc, char** argv);
+int projections(int argc, char** argv);
+int audit(int argc, char** argv);
+int admin(int argc, char** argv);
+int routes(int argc, char** argv);
+
+}  // namespace scribe::cli

@@ -1,0 +1,161 @@
+// `scribe admin`: the dashboard operations the API itself does not expose.
+// Every one is a command that appends events; none writes a table directly.
+#include <iostream>
+
+#include "app/cli.h"
+#include "commands/account_commands.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "projections/projection.h"
+
+namespace scribe::cli {
+namespace {
+
+const char* kHelp =
+    "usage: scribe admin <resource> <verb> [options]\n"
+    "\n"
+    "  account create --email E [--plan P] [--balance-usd X]   prints the new account id\n"
+    "  account show --account ID\n"
+    "  plan set --account ID --plan P           P: free (pay-as-you-go), starter, pro, business, enterprise\n"
+    "  wallet topup --account ID --usd X [--reference TEXT]\n"
+    "  key create --account ID [--name N] [--permission full|read_only|agent]\n"
+    "             [--monthly-cap-usd X] [--expires-in-days D | --expires-at ISO8601]\n"
+    "                                            prints the key once; only its SHA-256 is stored\n"
+    "  key list --account ID\n"
+    "  key revoke --key ID\n"
+    "\n"
+    "Add --json for machine-readable output.\n"
+    "\noptions:\n";
+
+const db::Statement kListKeys{"admin.list_keys",
+                              "select id, name, key_prefix, permission, monthly_cap_micros, "
+                              "to_char(expires_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
+                              "revoked_at is not null, to_char(created_at at time zone 'UTC', "
+                              "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') from api_keys where account_id = $1 order by id"};
+const db::Statement kShowAccount{"admin.show_account",
+                                 "select id, email, plan, balance_micros from accounts where id = $1"};
+
+plans::Tier parse_plan(const std::string& s) {
+  auto t = plans::parse(s);
+  if (!t) throw std::invalid_argument("unknown plan '" + s + "'");
+  return *t;
+}
+
+money::Micros parse_usd(const std::string& s, const std::string& option) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  auto m = used == s.size() ? money::from_usd(v) : std::nullopt;
+  if (!m) throw std::invalid_argument("--" + option + " must be a number of US dollars");
+  return *m;
+}
+
+int64_t parse_id(const std::string& s, const std::string& option) {
+  try {
+    std::size_t used = 0;
+    long long v = std::stoll(s, &used);
+    if (used == s.size() && v > 0) return v;
+  } catch (const std::exception&) {
+  }
+  throw std::invalid_argument("--" + option + " must be a positive integer");
+}
+
+void print(bool json, const Json& value, const std::string& text) {
+  if (json) std::cout << value.dump() << "\n";
+  else std::cout << text << "\n";
+}
+
+}  // namespace
+
+int admin(int argc, char** argv) {
+  auto args = parse(argc, argv, 2,
+                    {"email", "plan", "balance-usd", "account", "usd", "reference", "name", "permission",
+                     "monthly-cap-usd", "expires-in-days", "expires-at", "key", "json"});
+  if (args.help || args.positional.size() != 2) {
+    std::cout << kHelp << kCommonHelp;
+    return args.help ? 0 : 2;
+  }
+  Config cfg = Config::from_env();
+  apply_common(args, cfg);
+  log::init(cfg.log_level == "info" ? "warn" : cfg.log_level);
+  projections::install_inline_hook();
+  auto conn = db::open_connection(cfg.database_url);
+  const bool json = args.flag("json");
+  const std::string what = args.positional[0] + " " + args.positional[1];
+  const commands::Meta meta{"admin", ""};
+  try {
+    if (what == "account create") {
+      auto plan = parse_plan(args.get("plan").value_or("free"));
+      int64_t id = commands::open_account(*conn, args.require("email"), plan, meta);
+      if (auto b = args.get("balance-usd"))
+        if (auto m = parse_usd(*b, "balance-usd"); m > 0) commands::deposit(*conn, id, m, "initial balance", meta);
+      print(json, {{"account_id", id}}, "account " + std::to_string(id));
+    } else if (what == "account show") {
+      pqxx::read_transaction txn(*conn);
+      auto r = txn.exec_prepared(kShowAccount.name, parse_id(args.require("account"), "account"));
+      if (r.empty()) throw Error::not_found("account");
+      Json j = {{"account_id", r[0][0].as<int64_t>()},
+                {"email", r[0][1].c_str()},
+                {"plan", r[0][2].c_str()},
+                {"wallet_balance_usd", money::to_usd(r[0][3].as<int64_t>())}};
+      print(json, j, j.dump(2));
+    } else if (what == "plan set") {
+      commands::change_plan(*conn, parse_id(args.require("account"), "account"), parse_plan(args.require("plan")),
+                            meta);
+      print(json, {{"ok", true}}, "plan changed");
+    } else if (what == "wallet topup") {
+      auto amount = parse_usd(args.require("usd"), "usd");
+      commands::deposit(*conn, parse_id(args.require("account"), "account"), amount,
+                        args.get("reference").value_or("admin top-up"), meta);
+      print(json, {{"ok", true}}, "wallet topped up");
+    } else if (what == "key create") {
+      auto permission = apikey::parse_permission(args.get("permission").value_or("full"));
+      if (!permission) throw std::invalid_argument("--permission must be full, read_only or agent");
+      std::optional<money::Micros> cap;
+      if (auto c = args.get("monthly-cap-usd")) cap = parse_usd(*c, "monthly-cap-usd");
+      std::optional<TimePoint> expires;
+      if (auto d = args.get("expires-in-days")) {
+        expires = now() + std::chrono::hours(24) * parse_id(*d, "expires-in-days");
+      } else if (auto e = args.get("expires-at")) {
+        expires = parse_iso8601(*e);
+        if (!expires) throw std::invalid_argument("--expires-at must be an ISO 8601 timestamp");
+      }
+      auto created = commands::create_key(*conn, parse_id(args.require("account"), "account"),
+                                          args.get("name").value_or("default"), *permission, cap, expires, meta);
+      print(json, {{"key_id", created.key_id}, {"api_key", created.plaintext}},
+            "key " + std::to_string(created.key_id) + ": " + created.plaintext +
+                "\n(shown once; store it now, only its SHA-256 is kept)");
+    } else if (what == "key list") {
+      pqxx::read_transaction txn(*conn);
+      Json list = Json::array();
+      for (const auto& r : txn.exec_prepared(kListKeys.name, parse_id(args.require("account"), "account"))) {
+        list.push_back({{"key_id", r[0].as<int64_t>()},
+                        {"name", r[1].c_str()},
+                        {"prefix", r[2].c_str()},
+                        {"permission", r[3].c_str()},
+                        {"monthly_cap_usd", r[4].is_null() ? Json(nullptr) : Json(money::to_usd(r[4].as<int64_t>()))},
+                        {"expires_at", r[5].is_null() ? Json(nullptr) : Json(r[5].c_str())},
+                        {"revoked", r[6].as<bool>()},
+                        {"created_at", r[7].c_str()}});
+      }
+      print(json, list, list.dump(2));
+    } else if (what == "key revoke") {
+      commands::revoke_key(*conn, parse_id(args.require("key"), "key"), meta);
+      print(json, {{"ok", true}}, "key revoked");
+    } else {
+      throw std::invalid_argument("unknown admin command '" + what + "'");
+    }
+  } catch (const Error& err) {
+    if (json) std::cout << Json{{"error", {{"code", err.code()}, {"message", err.message()}}}}.dump() << "\n";
+    std::cerr << "scribe admin: " << err.code() << ": " << err.message() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace scribe::cli

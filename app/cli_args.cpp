@@ -1,0 +1,60 @@
+#include <stdexcept>
+
+#include "app/cli.h"
+
+namespace scribe::cli {
+
+const std::vector<std::string> kCommonOptions = {"database-url", "log-level"};
+const char* kCommonHelp =
+    "  --database-url URL   PostgreSQL connection URL (env SCRIBE_DATABASE_URL)\n"
+    "  --log-level LEVEL    debug, info, warn or error (env SCRIBE_LOG_LEVEL)\n";
+
+std::optional<std::string> Args::get(const std::string& name) const {
+  auto it = options.find(name);
+  if (it == options.end()) return std::nullopt;
+  return it->second;
+}
+
+std::string Args::require(const std::string& name) const {
+  auto v = get(name);
+  if (!v || v->empty()) throw std::invalid_argument("missing --" + name);
+  return *v;
+}
+
+Args parse(int argc, char** argv, int first, const std::vector<std::string>& allowed) {
+  Args a;
+  for (int i = first; i < argc; ++i) {
+    std::string s = argv[i];
+    if (s == "--help" || s == "-h") {
+      a.help = true;
+      continue;
+    }
+    if (s.rfind("--", 0) != 0) {
+      a.positional.push_back(s);
+      continue;
+    }
+    std::string name = s.substr(2), value;
+    bool has_value = false;
+    if (auto eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      has_value = true;
+    }
+    bool known = false;
+    for (const auto& n : allowed) known = known || n == name;
+    for (const auto& n : kCommonOptions) known = known || n == name;
+    if (!known) throw std::invalid_argument("unknown option --" + name);
+    if (!has_value && i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0) {
+      value = argv[++i];
+    }
+    a.options[name] = value;
+  }
+  return a;
+}
+
+void apply_common(const Args& args, Config& cfg) {
+  if (auto v = args.get("database-url")) cfg.database_url = *v;
+  if (auto v = args.get("log-level")) cfg.log_level = *v;
+}
+
+}  // namespace scribe::cli

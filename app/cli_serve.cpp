@@ -1,0 +1,184 @@
+// `scribe serve` and `scribe worker`.
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "api/api_app.h"
+#include "api/http_server.h"
+#include "app/cli.h"
+#include "common/log.h"
+#include "domain/limits.h"
+#include "eventstore/migrator.h"
+#include "projections/runner.h"
+
+namespace scribe::cli {
+namespace {
+
+const char* kServeHelp =
+    "usage: scribe serve [options]\n"
+    "\n"
+    "Serves the HTTP API and runs the projectors in one process. SIGTERM or SIGINT\n"
+    "stops accepting, finishes in-flight requests, then exits.\n"
+    "\n"
+    "options:\n"
+    "  --host HOST          listen address (env SCRIBE_LISTEN_HOST, default 127.0.0.1)\n"
+    "  --port PORT          listen port, 0 for any free port (env SCRIBE_PORT, default 8080)\n"
+    "  --port-file PATH     write the port actually bound to PATH once listening\n"
+    "  --public-url URL     base URL used in links (env SCRIBE_PUBLIC_URL)\n"
+    "  --io-threads N       HTTP I/O threads (env SCRIBE_IO_THREADS, default 1)\n"
+    "  --db-pool N          database connections and worker threads (env SCRIBE_DB_POOL, default 8)\n"
+    "  --rate-limit N       requests per minute per key (env SCRIBE_RATE_LIMIT_PER_MINUTE, default 60)\n"
+    "  --no-projectors      do not run the asynchronous projectors in this process\n"
+    "  --no-migrate         do not apply pending migrations at start\n";
+
+const char* kWorkerHelp =
+    "usage: scribe worker [options]\n"
+    "\n"
+    "Runs the background roles without HTTP: today the asynchronous projectors.\n"
+    "Several workers may run against one database; each projection is advanced by\n"
+    "one process at a time.\n"
+    "\n"
+    "options:\n";
+
+// Blocks SIGINT/SIGTERM in every thread so that one thread can sigwait for them.
+sigset_t block_stop_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  return set;
+}
+
+std::vector<std::unique_ptr<projections::ProjectionRunner>> start_projectors(const Config& cfg) {
+  std::vector<std::unique_ptr<projections::ProjectionRunner>> runners;
+  for (auto* p : projections::all()) {
+    if (p->is_inline()) continue;
+    runners.push_back(std::make_unique<projections::ProjectionRunner>(cfg.database_url, *p));
+    runners.back()->start();
+  }
+  return runners;
+}
+
+void prepare_database(const Config& cfg, bool migrate) {
+  if (!migrate) return;
+  auto conn = db::open_connection(cfg.database_url, false);
+  migrator::migrate(*conn);
+}
+
+}  // namespace
+
+int serve(int argc, char** argv) {
+  auto args = parse(argc, argv, 2,
+                    {"host", "port", "port-file", "public-url", "io-threads", "db-pool", "rate-limit",
+                     "no-projectors", "no-migrate"});
+  if (args.help) {
+    std::cout << kServeHelp << kCommonHelp;
+    return 0;
+  }
+  Config cfg = Config::from_env();
+  apply_common(args, cfg);
+  if (auto v = args.get("host")) cfg.listen_host = *v;
+  if (auto v = args.get("port")) cfg.listen_port = static_cast<uint16_t>(std::stoi(*v));
+  if (auto v = args.get("io-threads")) cfg.io_threads = std::stoi(*v);
+  if (auto v = args.get("db-pool")) cfg.db_pool_size = std::stoi(*v);
+  if (auto v = args.get("rate-limit")) cfg.rate_limit_per_minute = std::stoi(*v);
+  if (args.flag("no-projectors")) cfg.run_projectors = false;
+  if (cfg.rate_limit_per_minute < 1) throw std::invalid_argument("--rate-limit must be >= 1");
+  log::init(cfg.log_level);
+
+  sigset_t signals = block_stop_signals();
+  prepare_database(cfg, !args.flag("no-migrate"));
+  projections::install_inline_hook();
+
+  db::Pool pool(cfg.database_url, cfg.db_pool_size);
+  api::Services services{cfg, pool, api::RateLimiter(cfg.rate_limit_per_minute), api::Authenticator()};
+  api::ApiApp app(services, cfg.db_pool_size);
+  api::register_routes(app);
+  api::HttpServer server(
+      cfg.listen_host, cfg.listen_port, cfg.io_threads, limits::kMaxJsonBodyBytes,
+      [&](api::Request req, api::Responder respond) { app.dispatch(std::move(req), std::move(respond)); },
+      [&](const api::Request& req, const Error& err) { return app.render_error(req, err); });
+  if (auto v = args.get("public-url")) {
+    services.config.public_url = *v;
+  } else if (!std::getenv("SCRIBE_PUBLIC_URL")) {
+    services.config.public_url = "http://" + cfg.listen_host + ":" + std::to_string(server.port());
+  }
+
+  std::vector<std::unique_ptr<projections::ProjectionRunner>> runners;
+  if (cfg.run_projectors) runners = start_projectors(cfg);
+
+  std::thread signal_thread([&] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    log::info("stopping", {{"signal", sig}});
+    server.shutdown();
+  });
+  if (auto v = args.get("port-file")) {
+    std::ofstream(*v + ".tmp") << server.port() << "\n";
+    std::rename((*v + ".tmp").c_str(), v->c_str());
+  }
+  log::info("listening", {{"host", cfg.listen_host}, {"port", server.port()}, {"pid", static_cast<int>(getpid())}});
+  server.run();
+  for (auto& r : runners) r->stop();
+  if (signal_thread.joinable()) {
+    pthread_kill(signal_thread.native_handle(), SIGTERM);
+    signal_thread.join();
+  }
+  log::info("stopped");
+  return 0;
+}
+
+int worker(int argc, char** argv) {
+  auto args = parse(argc, argv, 2, {"no-migrate"});
+  if (args.help) {
+    std::cout << kWorkerHelp << "  --no-migrate         do not apply pending migrations at start\n" << kCommonHelp;
+    return 0;
+  }
+  Config cfg = Config::from_env();
+  apply_common(args, cfg);
+  log::init(cfg.log_level);
+  sigset_t signals = block_stop_signals();
+  prepare_database(cfg, !args.flag("no-migrate"));
+  auto runners = start_projectors(cfg);
+  log::info("worker started", {{"projectors", runners.size()}});
+  int sig = 0;
+  sigwait(&signals, &sig);
+  log::info("stopping", {{"signal", sig}});
+  for (auto& r : runners) r->stop();
+  return 0;
+}
+
+int routes(int argc, char** argv) {
+  auto args = parse(argc, argv, 2, {});
+  if (args.help) {
+    std::cout << "usage: scribe routes\n\nPrints every METHOD and path pattern the server serves.\n";
+    return 0;
+  }
+  Config cfg = Config::from_env();
+  db::Pool pool(cfg.database_url, 1);  // never connects: nothing is dispatched
+  api::Services services{cfg, pool, api::RateLimiter(cfg.rate_limit_per_minute), api::Authenticator()};
+  api::ApiApp app(services, 1);
+  api::register_routes(app);
+  for (const auto& r : app.router().routes()) std::cout << r.method << " " << r.pattern << "\n";
+  return 0;
+}
+
+int migrate(int argc, char** argv) {
+  auto args = parse(argc, argv, 2, {});
+  if (args.help) {
+    std::cout << "usage: scribe migrate [options]\n\nApplies pending migrations (safe to run twice).\n\noptions:\n"
+              << kCommonHelp;
+    return 0;
+  }
+  Config cfg = Config::from_env();
+  apply_common(args, cfg);
+  log::init(cfg.log_level);
+  auto conn = db::open_connection(cfg.database_url, false);
+  int n = migrator::migrate(*conn);
+  std::cout << "applied " << n << " migration(s)\n";
+  return 0;
+}
+
+}  // namespace scribe::cli

@@ -1,0 +1,16 @@
+# Generates a C++ file that holds every migration and the OpenAPI document as
+# string literals, so the binary carries its own schema and contract.
+file(GLOB migrations ${MIGRATIONS_DIR}/*.sql)
+list(SORT migrations)
+set(body "#include \"common/embedded_assets.h\"\nnamespace scribe::assets {\n")
+string(APPEND body "const std::vector<Migration>& migrations() {\n  static const std::vector<Migration> all = {\n")
+foreach(m ${migrations})
+  get_filename_component(name ${m} NAME)
+  file(READ ${m} content)
+  string(APPEND body "    {\"${name}\", R\"__SCRIBE__(${content})__SCRIBE__\"},\n")
+endforeach()
+string(APPEND body "  };\n  return all;\n}\n")
+file(READ ${OPENAPI} openapi)
+string(APPEND body "std::string_view openapi_yaml() {\n  static const char text[] = R\"__SCRIBE__(${openapi})__SCRIBE__\";\n  return {text, sizeof(text) - 1};\n}\n}\n")
+file(WRITE ${OUT}.tmp "${body}")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

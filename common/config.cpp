@@ -1,0 +1,44 @@
+#include "common/config.h"
+
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+namespace scribe {
+namespace {
+
+const char* env(const char* name) {
+  const char* v = std::getenv(name);
+  return (v && *v) ? v : nullptr;
+}
+
+int env_int(const char* name, int fallback) {
+  const char* v = env(name);
+  if (!v) return fallback;
+  try {
+    return std::stoi(v);
+  } catch (const std::exception&) {
+    throw std::runtime_error(std::string("environment variable ") + name + " is not an integer");
+  }
+}
+
+}  // namespace
+
+Config Config::from_env() {
+  Config c;
+  if (auto v = env("SCRIBE_DATABASE_URL")) c.database_url = v;
+  if (auto v = env("SCRIBE_LISTEN_HOST")) c.listen_host = v;
+  c.listen_port = static_cast<uint16_t>(env_int("SCRIBE_PORT", c.listen_port));
+  if (auto v = env("SCRIBE_PUBLIC_URL")) {
+    c.public_url = v;
+  } else {
+    c.public_url = "http://" + c.listen_host + ":" + std::to_string(c.listen_port);
+  }
+  c.io_threads = env_int("SCRIBE_IO_THREADS", c.io_threads);
+  c.db_pool_size = env_int("SCRIBE_DB_POOL", c.db_pool_size);
+  c.rate_limit_per_minute = env_int("SCRIBE_RATE_LIMIT_PER_MINUTE", c.rate_limit_per_minute);
+  if (auto v = env("SCRIBE_LOG_LEVEL")) c.log_level = v;
+  return c;
+}
+
+}  // namespace scribe

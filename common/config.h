@@ -1,0 +1,23 @@
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace scribe {
+
+// Process settings, read from SCRIBE_* environment variables and overridden by
+// command-line flags. Product limits from the spec live in domain/limits.h instead.
+struct Config {
+  std::string database_url = "postgresql://scribe@127.0.0.1:5433/scribe";
+  std::string listen_host = "127.0.0.1";
+  uint16_t listen_port = 8080;
+  std::string public_url = "http://127.0.0.1:8080";
+  int io_threads = 1;
+  int db_pool_size = 8;
+  int rate_limit_per_minute = 60;  // operators may raise it (SCRIBE_RATE_LIMIT_PER_MINUTE)
+  bool run_projectors = true;
+  std::string log_level = "info";
+
+  static Config from_env();
+};
+
+}  // namespace scribe

@@ -1,0 +1,72 @@
+#include "common/crypto.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+
+#include <stdexcept>
+
+namespace scribe::crypto {
+namespace {
+
+std::string to_hex(const unsigned char* data, std::size_t len) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out(len * 2, '0');
+  for (std::size_t i = 0; i < len; ++i) {
+    out[2 * i] = digits[data[i] >> 4];
+    out[2 * i + 1] = digits[data[i] & 0xf];
+  }
+  return out;
+}
+
+void random_bytes(unsigned char* out, std::size_t len) {
+  if (RAND_bytes(out, static_cast<int>(len)) != 1) throw std::runtime_error("RAND_bytes failed");
+}
+
+}  // namespace
+
+std::string sha256_hex(std::string_view data) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_Digest(data.data(), data.size(), digest, &len, EVP_sha256(), nullptr) != 1)
+    throw std::runtime_error("EVP_Digest failed");
+  return to_hex(digest, len);
+}
+
+std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (!HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+            reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest, &len))
+    throw std::runtime_error("HMAC failed");
+  return to_hex(digest, len);
+}
+
+std::string random_alnum(std::size_t length) {
+  static const char alphabet[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  std::string out;
+  out.reserve(length);
+  unsigned char buf[64];
+  while (out.size() < length) {
+    random_bytes(buf, sizeof buf);
+    for (unsigned char b : buf) {
+      // 62 * 4 = 248: rejecting bytes >= 248 keeps every character equally likely.
+      if (b < 248 && out.size() < length) out.push_back(alphabet[b % 62]);
+    }
+  }
+  return out;
+}
+
+std::string random_hex(std::size_t bytes) {
+  std::string raw(bytes, '\0');
+  random_bytes(reinterpret_cast<unsigned char*>(raw.data()), bytes);
+  return to_hex(reinterpret_cast<const unsigned char*>(raw.data()), bytes);
+}
+
+bool constant_time_equal(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+}  // namespace scribe::crypto

@@ -1,0 +1,65 @@
+#include "common/db.h"
+
+namespace scribe::db {
+namespace {
+
+std::vector<const Statement*>& registry() {
+  static std::vector<const Statement*> statements;
+  return statements;
+}
+
+}  // namespace
+
+Statement::Statement(const char* n, const char* s) : name(n), sql(s) { registry().push_back(this); }
+
+const std::vector<const Statement*>& all_statements() { return registry(); }
+
+std::unique_ptr<pqxx::connection> open_connection(const std::string& url, bool prepare) {
+  auto conn = std::make_unique<pqxx::connection>(url);
+  if (prepare)
+    for (const Statement* s : registry()) conn->prepare(s->name, s->sql);
+  return conn;
+}
+
+Lease::~Lease() {
+  if (pool_ && conn_) pool_->release(std::move(conn_));
+}
+
+Pool::Pool(std::string url, int size) : url_(std::move(url)), size_(size) {}
+
+Lease Pool::acquire() {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [&] { return !idle_.empty() || open_ < size_; });
+  if (!idle_.empty()) {
+    auto conn = std::move(idle_.back());
+    idle_.pop_back();
+    return Lease(this, std::move(conn));
+  }
+  ++open_;
+  lock.unlock();
+  try {
+    return Lease(this, open_connection(url_));
+  } catch (...) {
+    std::lock_guard relock(mu_);
+    --open_;
+    cv_.notify_one();
+    throw;
+  }
+}
+
+void Pool::release(std::unique_ptr<pqxx::connection> conn) {
+  std::lock_guard lock(mu_);
+  if (conn->is_open()) {
+    idle_.push_back(std::move(conn));
+  } else {
+    --open_;
+  }
+  cv_.notify_one();
+}
+
+int Pool::in_use() const {
+  std::lock_guard lock(mu_);
+  return open_ - static_cast<int>(idle_.size());
+}
+
+}  // namespace scribe::db

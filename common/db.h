@@ -1,0 +1,65 @@
+#pragma once
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <pqxx/pqxx>
+#include <string>
+#include <vector>
+
+// PostgreSQL access: a fixed pool of connections and named statements.
+//
+// A named statement is declared next to the code that owns its table:
+//   static const db::Statement kSelectAccount{"accounts.select", "select ... where id = $1"};
+// Every pooled connection prepares every declared statement when it opens, so
+// callers run `txn.exec_prepared(kSelectAccount.name, ...)` without setup.
+namespace scribe::db {
+
+struct Statement {
+  Statement(const char* name, const char* sql);
+  const char* name;
+  const char* sql;
+};
+
+const std::vector<const Statement*>& all_statements();
+
+std::unique_ptr<pqxx::connection> open_connection(const std::string& url, bool prepare = true);
+
+class Pool;
+
+// A connection borrowed from the pool; returned when the lease goes away.
+// A connection that broke while leased is dropped and replaced lazily.
+class Lease {
+ public:
+  Lease(Pool* pool, std::unique_ptr<pqxx::connection> conn) : pool_(pool), conn_(std::move(conn)) {}
+  Lease(Lease&&) = default;
+  Lease& operator=(Lease&&) = delete;
+  ~Lease();
+  pqxx::connection& operator*() { return *conn_; }
+  pqxx::connection* operator->() { return conn_.get(); }
+
+ private:
+  Pool* pool_;
+  std::unique_ptr<pqxx::connection> conn_;
+};
+
+class Pool {
+ public:
+  Pool(std::string url, int size);
+  Lease acquire();
+  const std::string& url() const { return url_; }
+  int size() const { return size_; }
+  int in_use() const;
+
+ private:
+  friend class Lease;
+  void release(std::unique_ptr<pqxx::connection> conn);
+
+  std::string url_;
+  int size_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::unique_ptr<pqxx::connection>> idle_;
+  int open_ = 0;
+};
+
+}  // namespace scribe::db

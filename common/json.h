@@ -1,0 +1,6 @@
+#pragma once
+#include <nlohmann/json.hpp>
+
+namespace scribe {
+using Json = nlohmann::json;
+}

@@ -1,0 +1,97 @@
+#include "domain/account.h"
+
+#include "common/error.h"
+#include "domain/events.h"
+#include "domain/limits.h"
+
+namespace scribe::account {
+
+std::string stream_id(int64_t account_id) { return "account-" + std::to_string(account_id); }
+
+int State::active_keys(TimePoint at) const {
+  int n = 0;
+  for (const auto& [id, k] : keys)
+    if (!k.revoked && (!k.expires_at || *k.expires_at > at)) ++n;
+  return n;
+}
+
+void apply(State& s, const std::string& type, const Json& d) {
+  if (type == events::kAccountOpened) {
+    s.exists = true;
+    s.id = d.at("account_id").get<int64_t>();
+    s.email = d.at("email").get<std::string>();
+    s.plan = plans::parse(d.at("plan").get<std::string>()).value_or(plans::Tier::Free);
+  } else if (type == events::kPlanChanged) {
+    s.plan = plans::parse(d.at("to").get<std::string>()).value_or(s.plan);
+  } else if (type == events::kWalletDeposited) {
+    s.balance += d.at("amount_micros").get<int64_t>();
+  } else if (type == events::kApiKeyCreated) {
+    KeyState k;
+    k.id = d.at("key_id").get<int64_t>();
+    k.permission = apikey::parse_permission(d.at("permission").get<std::string>()).value_or(apikey::Permission::Full);
+    if (!d.at("monthly_cap_micros").is_null()) k.monthly_cap = d.at("monthly_cap_micros").get<int64_t>();
+    if (!d.at("expires_at").is_null()) k.expires_at = parse_iso8601(d.at("expires_at").get<std::string>());
+    s.keys[k.id] = k;
+  } else if (type == events::kApiKeyRevoked) {
+    auto it = s.keys.find(d.at("key_id").get<int64_t>());
+    if (it != s.keys.end()) it->second.revoked = true;
+  }
+}
+
+State fold(const std::vector<es::RecordedEvent>& events) {
+  State s;
+  for (const auto& e : events) {
+    apply(s, e.type, e.data);
+    s.version = e.version;
+  }
+  return s;
+}
+
+std::vector<es::NewEvent> open(int64_t account_id, const std::string& email, plans::Tier plan) {
+  if (email.empty() || email.size() > 254 || email.find('@') == std::string::npos)
+    throw Error::invalid("email", "email must be an address such as name@example.com");
+  return {{events::kAccountOpened, {{"account_id", account_id}, {"email", email}, {"plan", plans::name(plan)}}}};
+}
+
+std::vector<es::NewEvent> deposit(const State& s, money::Micros amount, const std::string& reference) {
+  if (!s.exists) throw Error::not_found("account");
+  if (amount <= 0) throw Error::invalid("amount", "a top-up must be a positive amount");
+  return {{events::kWalletDeposited, {{"account_id", s.id}, {"amount_micros", amount}, {"reference", reference}}}};
+}
+
+std::vector<es::NewEvent> change_plan(const State& s, plans::Tier to) {
+  if (!s.exists) throw Error::not_found("account");
+  if (s.plan == to) return {};
+  return {{events::kPlanChanged, {{"account_id", s.id}, {"from", plans::name(s.plan)}, {"to", plans::name(to)}}}};
+}
+
+std::vector<es::NewEvent> create_key(const State& s, const NewKey& k, TimePoint at) {
+  if (!s.exists) throw Error::not_found("account");
+  if (s.active_keys(at) >= limits::kMaxActiveApiKeys)
+    throw Error::invalid("api_keys", "an account may have at most " + std::to_string(limits::kMaxActiveApiKeys) +
+                                         " active API keys; revoke one first");
+  if (k.name.empty() || k.name.size() > limits::kApiKeyNameMaxLength)
+    throw Error::invalid("name", "key name must be 1-" + std::to_string(limits::kApiKeyNameMaxLength) + " characters");
+  if (k.monthly_cap && *k.monthly_cap < 0) throw Error::invalid("monthly_cap", "monthly cap must be >= 0");
+  if (k.expires_at && *k.expires_at <= at) throw Error::invalid("expires_at", "expiry must be in the future");
+  if (k.permission == apikey::Permission::Agent && (!k.monthly_cap || !k.expires_at))
+    throw Error::invalid("permission", "the agent preset needs a monthly cap and an expiry");
+  Json d = {{"account_id", s.id},
+            {"key_id", k.key_id},
+            {"name", k.name},
+            {"key_hash", k.key_hash},
+            {"key_prefix", k.key_prefix},
+            {"permission", apikey::permission_name(k.permission)},
+            {"monthly_cap_micros", k.monthly_cap ? Json(*k.monthly_cap) : Json(nullptr)},
+            {"expires_at", k.expires_at ? Json(to_iso8601(*k.expires_at)) : Json(nullptr)}};
+  return {{events::kApiKeyCreated, std::move(d)}};
+}
+
+std::vector<es::NewEvent> revoke_key(const State& s, int64_t key_id) {
+  auto it = s.keys.find(key_id);
+  if (!s.exists || it == s.keys.end()) throw Error::not_found("API key");
+  if (it->second.revoked) return {};  // revoking twice changes nothing
+  return {{events::kApiKeyRevoked, {{"account_id", s.id}, {"key_id", key_id}}}};
+}
+
+}  // namespace scribe::account

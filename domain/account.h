@@ -1,0 +1,64 @@
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+#include "common/time.h"
+#include "domain/api_key.h"
+#include "domain/money.h"
+#include "domain/plans.h"
+#include "eventstore/event.h"
+
+// The Account aggregate: who the customer is, their plan, their wallet and
+// their API keys. Every decision about money and keys is made here, on the
+// state folded from the account's own stream, never on a projection.
+namespace scribe::account {
+
+std::string stream_id(int64_t account_id);
+
+struct KeyState {
+  int64_t id = 0;
+  apikey::Permission permission = apikey::Permission::Full;
+  std::optional<money::Micros> monthly_cap;
+  std::optional<TimePoint> expires_at;
+  bool revoked = false;
+};
+
+struct State {
+  bool exists = false;
+  int64_t id = 0;
+  std::string email;
+  plans::Tier plan = plans::Tier::Free;
+  money::Micros balance = 0;
+  std::map<int64_t, KeyState> keys;
+  int64_t version = 0;  // stream version this state was folded to
+
+  int active_keys(TimePoint at) const;
+};
+
+// Folds one event into the state (evolve). Unknown event types are ignored so
+// that new events do not break old code paths.
+void apply(State& state, const std::string& type, const Json& data);
+State fold(const std::vector<es::RecordedEvent>& events);
+
+// Decisions: each returns the events to append or throws scribe::Error.
+std::vector<es::NewEvent> open(int64_t account_id, const std::string& email, plans::Tier plan);
+std::vector<es::NewEvent> deposit(const State& s, money::Micros amount, const std::string& reference);
+std::vector<es::NewEvent> change_plan(const State& s, plans::Tier to);
+
+struct NewKey {
+  int64_t key_id = 0;
+  std::string name;
+  std::string key_hash;
+  std::string key_prefix;
+  apikey::Permission permission = apikey::Permission::Full;
+  std::optional<money::Micros> monthly_cap;
+  std::optional<TimePoint> expires_at;
+};
+std::vector<es::NewEvent> create_key(const State& s, const NewKey& key, TimePoint at);
+std::vector<es::NewEvent> revoke_key(const State& s, int64_t key_id);
+
+}  // namespace scribe::account

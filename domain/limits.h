@@ -1,0 +1,49 @@
+#pragma once
+#include <cstdint>
+
+// Every limit of the spec's Limits table, in one place. Per-plan limits are in
+// domain/plans.h; process settings (pool sizes, ports) in common/config.h.
+namespace scribe::limits {
+
+inline constexpr int kRequestsPerMinute = 60;          // default; operators may raise it
+inline constexpr int kRateWindowMs = 60'000;
+inline constexpr int kMaxActiveApiKeys = 20;
+inline constexpr int64_t kMaxUploadBytes = 1'073'741'824;
+inline constexpr int kPresignedUploadTtlSeconds = 900;
+inline constexpr int kResumableTicketTtlSeconds = 3600;
+inline constexpr int kPlatformMaxFileMinutes = 12 * 60;
+inline constexpr int kIdempotencyKeyMaxLength = 128;
+inline constexpr int kIdempotencyTtlSeconds = 24 * 3600;
+inline constexpr int kIdempotencyStaleSeconds = 120;
+inline constexpr int kPreviewStepTimeoutSeconds = 45;
+inline constexpr int kMaxAddons = 8;
+inline constexpr int kClientReferenceMaxLength = 200;
+inline constexpr int kCallbackUrlMaxLength = 2048;
+inline constexpr int kWaitTimeoutMinSeconds = 1;
+inline constexpr int kWaitTimeoutMaxSeconds = 45;
+inline constexpr int kWaitTimeoutDefaultSeconds = 30;
+inline constexpr int kListLimitMin = 1;
+inline constexpr int kListLimitMax = 200;
+inline constexpr int kListLimitDefault = 50;
+inline constexpr int kResultMaxChapters = 50;
+inline constexpr int kResultMaxSections = 50;
+inline constexpr int kResultMaxQna = 20;
+inline constexpr int kResultMaxSegments = 1000;
+inline constexpr int kWordsLimitMax = 5000;
+inline constexpr int kWordsLimitDefault = 2000;
+inline constexpr int kSearchQueryMin = 2;
+inline constexpr int kSearchQueryMax = 200;
+inline constexpr int kSearchLimitMax = 100;
+inline constexpr int kSearchLimitDefault = 20;
+inline constexpr int kSearchOffsetMax = 1000;
+inline constexpr int kSearchMaxTranscriptionIds = 50;
+inline constexpr int kWebhookMaxAttempts = 5;
+inline constexpr int kWebhookTimeoutSeconds = 10;
+inline constexpr int kWebhookDisableAfterFailures = 5;
+inline constexpr int kSignatureToleranceSeconds = 300;
+
+// Not in the spec's table; our own decisions, documented in the OpenAPI document.
+inline constexpr std::size_t kMaxJsonBodyBytes = 1 << 20;  // 413 above this
+inline constexpr int kApiKeyNameMaxLength = 100;
+
+}  // namespace scribe::limits

@@ -1,0 +1,37 @@
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+
+// The pipeline catalogue: what the engines can really transcribe. A language
+// appears only if a configured engine recognizes it.
+namespace scribe::pipelines {
+
+struct Language {
+  std::string code;
+  std::string label;
+  std::string native_name;
+  // under_5_percent, 5_to_under_15_percent, 15_percent_or_higher, or empty for null.
+  std::string error_rate_band;
+};
+
+struct Pipeline {
+  std::string code;
+  std::string name;
+  double retail_usd_per_min;
+  double retail_usd_per_hour;
+  std::vector<Language> languages;
+  std::vector<Language> word_timestamp_languages;
+  std::vector<std::string> timestamp_options;
+};
+
+inline constexpr const char* kDefaultPipeline = "standard";
+
+std::vector<Pipeline> catalogue();
+// Maps legacy codes to the current pipeline; nullopt for unknown codes.
+std::optional<std::string> resolve_code(const std::string& code);
+Json to_json(const Pipeline& p);
+
+}  // namespace scribe::pipelines

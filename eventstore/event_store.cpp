@@ -1,0 +1,151 @@
+// Why (tx, position) is a gap-free global order.
+//
+// Positions come from a sequence, so a transaction can draw position 100 and
+// commit after another that drew 101: a reader ordering by position alone
+// could pass 101 and never see 100. Instead each event carries the id of the
+// transaction that wrote it, and readers
+//   (a) order by (tx, position), and
+//   (b) read only events with tx < pg_snapshot_xmin(pg_current_snapshot()).
+// Every transaction that has not finished when the snapshot is taken has an id
+// >= xmin, and any transaction that starts writing later gets a larger id still
+// (ids are handed out in increasing order). So every event that can ever be
+// committed in the future sorts after everything a reader has been given, and a
+// checkpoint (tx, position) never skips anything. Appends to one stream take an
+// advisory lock before their transaction has an id, so a later append to the
+// same stream always has the larger tx: stream order and global order agree.
+#include "eventstore/event_store.h"
+
+#include "common/db.h"
+
+namespace scribe::es {
+namespace {
+
+const db::Statement kAppend{"events.append",
+                            "select stream_id, version, position, tx::text, "
+                            "to_char(now() at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') "
+                            "from scribe_append($1::jsonb)"};
+const db::Statement kReadStream{"events.read_stream",
+                                "select position, tx::text, stream_id, version, type, data::text, metadata::text, "
+                                "to_char(recorded_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') "
+                                "from events where stream_id = $1 and version > $2 order by version"};
+const db::Statement kReadAll{"events.read_all",
+                             "select position, tx::text, stream_id, version, type, data::text, metadata::text, "
+                             "to_char(recorded_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') "
+                             "from events where (tx, position) > ($1::xid8, $2::bigint) "
+                             "and tx < pg_snapshot_xmin(pg_current_snapshot()) "
+                             "order by tx, position limit $3"};
+const db::Statement kReadAllUnbounded{"events.read_all_unbounded",
+                                      "select position, tx::text, stream_id, version, type, data::text, "
+                                      "metadata::text, "
+                                      "to_char(recorded_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') "
+                                      "from events where (tx, position) > ($1::xid8, $2::bigint) "
+                                      "order by tx, position limit $3"};
+const db::Statement kRedactSelect{"events.redact_select",
+                                  "select position, type, data::text from events where stream_id = $1 "
+                                  "and redacted_at is null order by version"};
+const db::Statement kRedactUpdate{"events.redact_update",
+                                  "update events set data = $2::jsonb, redacted_at = now() where position = $1"};
+
+InlineHook& inline_hook() {
+  static InlineHook hook;
+  return hook;
+}
+
+RecordedEvent row_to_event(const pqxx::row& r) {
+  RecordedEvent e;
+  e.global.position = r[0].as<int64_t>();
+  e.global.tx = std::stoull(r[1].c_str());
+  e.stream_id = r[2].c_str();
+  e.version = r[3].as<int64_t>();
+  e.type = r[4].c_str();
+  e.data = Json::parse(r[5].c_str());
+  e.metadata = Json::parse(r[6].c_str());
+  e.recorded_at = r[7].c_str();
+  return e;
+}
+
+std::vector<RecordedEvent> rows_to_events(const pqxx::result& res) {
+  std::vector<RecordedEvent> out;
+  out.reserve(res.size());
+  for (const auto& r : res) out.push_back(row_to_event(r));
+  return out;
+}
+
+}  // namespace
+
+std::atomic<uint64_t> EventStore::appended_total_{0};
+
+void EventStore::set_inline_hook(InlineHook hook) { inline_hook() = std::move(hook); }
+
+std::vector<RecordedEvent> EventStore::append(pqxx::work& txn, const std::vector<StreamAppend>& appends) {
+  Json payload = Json::array();
+  for (const auto& a : appends) {
+    Json events = Json::array();
+    for (const auto& e : a.events)
+      events.push_back({{"type", e.type}, {"data", e.data}, {"metadata", e.metadata}});
+    payload.push_back({{"stream", a.stream_id}, {"expected", a.expected.value}, {"events", std::move(events)}});
+  }
+  pqxx::result res;
+  try {
+    res = txn.exec_prepared(kAppend.name, payload.dump());
+  } catch (const pqxx::sql_error& err) {
+    if (err.sqlstate() == "SC001") throw ConcurrencyError(err.what());
+    throw;
+  }
+  // The function returns (stream, version, position, tx) per event in input order.
+  std::vector<RecordedEvent> recorded;
+  recorded.reserve(res.size());
+  std::size_t row = 0;
+  for (const auto& a : appends) {
+    for (const auto& e : a.events) {
+      const auto& r = res[static_cast<pqxx::result::size_type>(row++)];
+      RecordedEvent ev;
+      ev.stream_id = r[0].c_str();
+      ev.version = r[1].as<int64_t>();
+      ev.global.position = r[2].as<int64_t>();
+      ev.global.tx = std::stoull(r[3].c_str());
+      ev.type = e.type;
+      ev.data = e.data;
+      ev.metadata = e.metadata;
+      ev.recorded_at = r[4].c_str();
+      recorded.push_back(std::move(ev));
+    }
+  }
+  if (inline_hook()) inline_hook()(txn, recorded);
+  appended_total_ += recorded.size();
+  return recorded;
+}
+
+std::vector<RecordedEvent> EventStore::append(pqxx::work& txn, const std::string& stream_id,
+                                              ExpectedVersion expected, std::vector<NewEvent> events) {
+  return append(txn, std::vector<StreamAppend>{{stream_id, expected, std::move(events)}});
+}
+
+std::vector<RecordedEvent> EventStore::read_stream(pqxx::transaction_base& txn, const std::string& stream_id,
+                                                   int64_t after_version) {
+  return rows_to_events(txn.exec_prepared(kReadStream.name, stream_id, after_version));
+}
+
+std::vector<RecordedEvent> EventStore::read_all(pqxx::transaction_base& txn, GlobalPosition after, int limit) {
+  return rows_to_events(txn.exec_prepared(kReadAll.name, std::to_string(after.tx), after.position, limit));
+}
+
+std::vector<RecordedEvent> EventStore::read_all_unbounded(pqxx::transaction_base& txn, GlobalPosition after,
+                                                          int limit) {
+  return rows_to_events(txn.exec_prepared(kReadAllUnbounded.name, std::to_string(after.tx), after.position, limit));
+}
+
+int EventStore::redact_stream(pqxx::work& txn, const std::string& stream_id,
+                              const std::function<Json(const std::string&, const Json&)>& keep) {
+  txn.exec("set local scribe.redaction = 'on'");
+  int count = 0;
+  for (const auto& r : txn.exec_prepared(kRedactSelect.name, stream_id)) {
+    Json kept = keep(r[1].c_str(), Json::parse(r[2].c_str()));
+    txn.exec_prepared(kRedactUpdate.name, r[0].as<int64_t>(), kept.dump());
+    ++count;
+  }
+  txn.exec("set local scribe.redaction = 'off'");
+  return count;
+}
+
+}  // namespace scribe::es

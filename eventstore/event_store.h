@@ -1,0 +1,61 @@
+#pragma once
+#include <atomic>
+#include <functional>
+#include <pqxx/pqxx>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "eventstore/event.h"
+
+namespace scribe::es {
+
+// Raised when a stream is not at the version the appender expected.
+class ConcurrencyError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct StreamAppend {
+  std::string stream_id;
+  ExpectedVersion expected;
+  std::vector<NewEvent> events;
+};
+
+// Called inside the appending transaction with the events just written; this is
+// how inline projections give read-your-writes.
+using InlineHook = std::function<void(pqxx::work&, const std::vector<RecordedEvent>&)>;
+
+class EventStore {
+ public:
+  // Appends to one or more streams atomically inside `txn`, which must not
+  // have written anything yet (see migrations/001_eventstore.sql). Runs the
+  // inline hook in the same transaction. The caller commits.
+  static std::vector<RecordedEvent> append(pqxx::work& txn, const std::vector<StreamAppend>& appends);
+  static std::vector<RecordedEvent> append(pqxx::work& txn, const std::string& stream_id,
+                                           ExpectedVersion expected, std::vector<NewEvent> events);
+
+  static std::vector<RecordedEvent> read_stream(pqxx::transaction_base& txn, const std::string& stream_id,
+                                                int64_t after_version = 0);
+  // Events after `after` in global order, at most `limit`, never one that a
+  // still-running transaction could precede.
+  static std::vector<RecordedEvent> read_all(pqxx::transaction_base& txn, GlobalPosition after, int limit);
+  // Every committed event in global order, without the xmin bound; only for
+  // callers that hold the inline-projection exclusive lock (rebuilds).
+  static std::vector<RecordedEvent> read_all_unbounded(pqxx::transaction_base& txn, GlobalPosition after,
+                                                       int limit);
+
+  // The one redaction path: replaces the data of every event of the stream with
+  // `keep(data)` and stamps redacted_at. Used by transcription deletion so that
+  // no transcript content stays readable, while billing fields survive.
+  static int redact_stream(pqxx::work& txn, const std::string& stream_id,
+                           const std::function<Json(const std::string& type, const Json& data)>& keep);
+
+  static void set_inline_hook(InlineHook hook);
+  static uint64_t appended_total() { return appended_total_.load(); }
+
+ private:
+  static std::atomic<uint64_t> appended_total_;
+};
+
+}  // namespace scribe::es

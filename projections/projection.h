@@ -1,0 +1,33 @@
+#pragma once
+#include <pqxx/pqxx>
+#include <string>
+#include <vector>
+
+#include "eventstore/event.h"
+
+namespace scribe::projections {
+
+// A read model built from the event log. `apply` must be a pure function of
+// the event and the projection's own tables, so that replaying from position
+// 0 rebuilds exactly the same rows.
+class Projection {
+ public:
+  virtual ~Projection() = default;
+  virtual std::string name() const = 0;
+  // The tables this projection owns, emptied on rebuild and compared by tests.
+  virtual std::vector<std::string> tables() const = 0;
+  // Inline projections are written in the appending transaction (read-your-
+  // writes); the others are fed by a ProjectionRunner after commit.
+  virtual bool is_inline() const = 0;
+  virtual void apply(pqxx::work& txn, const es::RecordedEvent& event) = 0;
+};
+
+// Every projection of the service, inline and asynchronous.
+const std::vector<Projection*>& all();
+Projection* find(const std::string& name);
+
+// Installs the event store's inline hook so that every append also feeds the
+// inline projections, under a shared lock that a rebuild takes exclusively.
+void install_inline_hook();
+
+}  // namespace scribe::projections

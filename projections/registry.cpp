@@ -1,0 +1,37 @@
+#include "common/db.h"
+#include "eventstore/event_store.h"
+#include "projections/projection.h"
+
+namespace scribe::projections {
+
+Projection& accounts_projection();
+Projection& api_keys_projection();
+Projection& wallet_ledger_projection();
+
+namespace {
+const db::Statement kInlineShared{"projections.inline_shared",
+                                  "select pg_advisory_xact_lock_shared(hashtextextended('projections:inline', 0))"};
+}
+
+const std::vector<Projection*>& all() {
+  static const std::vector<Projection*> list = {&accounts_projection(), &api_keys_projection(),
+                                                &wallet_ledger_projection()};
+  return list;
+}
+
+Projection* find(const std::string& name) {
+  for (auto* p : all())
+    if (p->name() == name) return p;
+  return nullptr;
+}
+
+void install_inline_hook() {
+  es::EventStore::set_inline_hook([](pqxx::work& txn, const std::vector<es::RecordedEvent>& events) {
+    txn.exec_prepared(kInlineShared.name);
+    for (auto* p : all())
+      if (p->is_inline())
+        for (const auto& e : events) p->apply(txn, e);
+  });
+}
+
+}  // namespace scribe::projections

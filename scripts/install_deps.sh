@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages scribe builds, runs and tests with, and the
+# npm clients the end-to-end tests use. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  build-essential cmake ninja-build pkg-config git curl ca-certificates
+  libpqxx-dev libpq-dev nlohmann-json3-dev libboost-dev libboost-system-dev libssl-dev
+  libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev uuid-dev libcurl4-openssl-dev
+  postgresql-15 postgresql-contrib-15 postgresql-client-15
+  wrk
+)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "installing: ${missing[*]}"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# Node.js and npm run the end-to-end tests; the machine image may already carry
+# a newer Node than Debian's, which is kept.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  missing_node=(nodejs npm)
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing_node[@]}"
+fi
+
+if [ "${SCRIBE_SKIP_NPM:-0}" != 1 ] && [ -f tests/e2e/package.json ]; then
+  (cd tests/e2e && if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi)
+fi

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs, builds and runs scribe on this machine: a private PostgreSQL under
+# the data directory, migrations, a demo account with wallet credit and a
+# full-access key (printed once), then the server on 127.0.0.1:8080.
+#   SCRIBE_DATA_DIR (default ./data)  SCRIBE_PG_PORT (default 5433)  SCRIBE_PORT (default 8080)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+data=$(realpath -m "${SCRIBE_DATA_DIR:-data}")
+pg_port=${SCRIBE_PG_PORT:-5433}
+
+SCRIBE_SKIP_NPM=1 scripts/install_deps.sh
+scripts/build.sh release
+mkdir -p "$data"
+scripts/pg.sh start "$data/postgres" "$pg_port"
+export SCRIBE_DATABASE_URL=${SCRIBE_DATABASE_URL:-$(scripts/pg.sh url "$pg_port")}
+bin=build/scribe
+$bin migrate
+
+if [ ! -f "$data/demo-account" ]; then
+  account=$($bin admin account create --email demo@scribe.local --plan free --balance-usd 25 --json \
+    | sed -E 's/.*"account_id":([0-9]+).*/\1/')
+  key=$($bin admin key create --account "$account" --name demo --permission full --json \
+    | sed -E 's/.*"api_key":"([^"]+)".*/\1/')
+  echo "$account" > "$data/demo-account"
+  cat <<MSG
+
+  demo account $account with 25.00 USD of wallet credit
+  demo API key (shown once, only its SHA-256 is stored):
+
+      $key
+
+  try:  curl -H "Authorization: Bearer $key" http://127.0.0.1:${SCRIBE_PORT:-8080}/api/v1/me
+
+MSG
+else
+  account=$(cat "$data/demo-account")
+  echo "demo account $account exists; its key was printed on the first run."
+  echo "new key: $bin admin key create --account $account"
+fi
+exec $bin serve --host 127.0.0.1 --port "${SCRIBE_PORT:-8080}"

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs, builds and runs every test against a throwaway PostgreSQL:
+#   1. unit and integration tests (GoogleTest via ctest), release build;
+#   2. the same under AddressSanitizer + UndefinedBehaviorSanitizer;
+#   3. end-to-end tests: the real server over HTTP with curl and npm clients.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+scripts/install_deps.sh
+scripts/build.sh release
+scripts/build.sh asan
+
+pgdir=$(mktemp -d /tmp/scribe-test-pg.XXXXXX)
+port=${SCRIBE_TEST_PG_PORT:-55432}
+cleanup() { scripts/pg.sh stop "$pgdir/data"; rm -rf "$pgdir"; }
+trap cleanup EXIT
+scripts/pg.sh start "$pgdir/data" "$port"
+export SCRIBE_TEST_DATABASE_URL=$(scripts/pg.sh url "$port")
+export SCRIBE_TEST_ADMIN_URL="postgresql://postgres@127.0.0.1:$port/postgres"
+export SCRIBE_BIN="$root/build/scribe"
+
+fresh_db() {
+  psql "$SCRIBE_TEST_ADMIN_URL" -q -v ON_ERROR_STOP=1 -c "drop database if exists scribe with (force)" \
+    -c "create database scribe owner scribe" >/dev/null
+}
+
+status=0
+echo "== unit and integration tests (release)"
+fresh_db
+(cd build && ctest --output-on-failure) || status=1
+
+echo "== unit and integration tests (AddressSanitizer + UBSan)"
+fresh_db
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  SCRIBE_BIN="$root/build-asan/scribe" ctest --output-on-failure) || status=1
+
+echo "== end-to-end tests"
+fresh_db
+(cd tests/e2e && node --test --test-concurrency=1 ./*.test.mjs) || status=1
+
+exit $status

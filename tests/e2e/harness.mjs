@@ -1,0 +1,119 @@
+// Shared helpers for the end-to-end tests: start the real `scribe serve`
+// against the test database, create accounts and keys with `scribe admin`,
+// and talk HTTP with curl.
+import { spawn, execFileSync, execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export const BIN = process.env.SCRIBE_BIN || new URL('../../build/scribe', import.meta.url).pathname;
+export const DB = process.env.SCRIBE_TEST_DATABASE_URL;
+if (!DB) throw new Error('SCRIBE_TEST_DATABASE_URL is not set; run scripts/test.sh');
+
+const env = (extra = {}) => ({ ...process.env, SCRIBE_DATABASE_URL: DB, SCRIBE_LOG_LEVEL: 'warn', ...extra });
+
+// Starts a server on a free port. Returns {url, proc, port, stop(signal)}.
+export async function startServer({ args = [], extraEnv = {} } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'scribe-e2e-'));
+  const portFile = join(dir, 'port');
+  const proc = spawn(BIN, ['serve', '--port', '0', '--port-file', portFile, ...args], {
+    env: env(extraEnv),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  proc.stderr.on('data', (d) => { stderr += d; });
+  const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+  for (let i = 0; i < 300 && !existsSync(portFile); i++) {
+    if (proc.exitCode !== null) throw new Error(`scribe serve exited: ${stderr}`);
+    await sleep(50);
+  }
+  if (!existsSync(portFile)) throw new Error(`scribe serve did not start: ${stderr}`);
+  const port = Number(readFileSync(portFile, 'utf8').trim());
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    proc,
+    exited,
+    stderr: () => stderr,
+    async stop(signal = 'SIGTERM') {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export function admin(...args) {
+  const out = execFileSync(BIN, ['admin', ...args.map(String), '--json'], { env: env(), encoding: 'utf8' });
+  return JSON.parse(out.trim().split('\n').pop());
+}
+
+let counter = 0;
+// A fresh account with a key. Options: plan, balance (USD), permission, cap (USD), expiresInDays.
+export function newAccount({ plan = 'free', balance = 10, permission = 'full', cap, expiresInDays } = {}) {
+  const email = `e2e-${process.pid}-${Date.now()}-${counter++}@example.com`;
+  const { account_id } = admin('account', 'create', '--email', email, '--plan', plan, '--balance-usd', balance);
+  const keyArgs = ['key', 'create', '--account', account_id, '--permission', permission];
+  if (cap !== undefined) keyArgs.push('--monthly-cap-usd', cap);
+  if (expiresInDays !== undefined) keyArgs.push('--expires-in-days', expiresInDays);
+  const { key_id, api_key } = admin(...keyArgs);
+  return { accountId: account_id, email, keyId: key_id, key: api_key };
+}
+
+export function newKey(accountId, ...extra) {
+  const { key_id, api_key } = admin('key', 'create', '--account', accountId, ...extra);
+  return { keyId: key_id, key: api_key };
+}
+
+function parseHeaders(raw) {
+  // curl -D writes every header block (e.g. after 100 Continue); keep the last.
+  const blocks = raw.trim().split(/\r?\n\r?\n/);
+  const lines = blocks[blocks.length - 1].split(/\r?\n/);
+  const status = Number(lines[0].split(' ')[1]);
+  const headers = {};
+  for (const line of lines.slice(1)) {
+    const i = line.indexOf(':');
+    if (i > 0) headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
+  }
+  return { status, headers };
+}
+
+// One HTTP request with curl. Returns {status, headers (lower-case), body, json}.
+export function curl(url, { method = 'GET', headers = {}, body, key, rawArgs = [] } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'scribe-curl-'));
+  const headerFile = join(dir, 'h');
+  const bodyFile = join(dir, 'b');
+  const args = ['-sS', '-X', method, '-D', headerFile, '-o', bodyFile, '--max-time', '60'];
+  if (key) args.push('-H', `Authorization: Bearer ${key}`);
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
+  if (body !== undefined) {
+    const input = join(dir, 'in');
+    writeFileSync(input, typeof body === 'string' ? body : JSON.stringify(body));
+    args.push('--data-binary', `@${input}`);
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) args.push('-H', 'Content-Type: application/json');
+  }
+  args.push(...rawArgs, url);
+  return new Promise((resolve, reject) => {
+    execFile('curl', args, { encoding: 'utf8' }, (err) => {
+      if (err) return reject(err);
+      const { status, headers: h } = parseHeaders(readFileSync(headerFile, 'utf8'));
+      const text = readFileSync(bodyFile, 'utf8');
+      let json;
+      try { json = JSON.parse(text); } catch { json = undefined; }
+      resolve({ status, headers: h, body: text, json });
+    });
+  });
+}
+
+// Asserts the spec's error envelope and returns error.
+export function envelope(assert, res, status, code) {
+  assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status}: ${res.body}`);
+  assert.ok(res.json && res.json.error, `no error envelope: ${res.body}`);
+  const e = res.json.error;
+  assert.equal(e.code, code);
+  assert.equal(typeof e.message, 'string');
+  assert.ok(e.message.length > 0);
+  assert.equal(e.request_id, res.headers['x-request-id']);
+  assert.match(e.doc_url, /^https?:\/\//);
+  return e;
+}

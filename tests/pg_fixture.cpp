@@ -1,0 +1,30 @@
+#include "tests/pg_fixture.h"
+
+#include <cstdlib>
+
+#include "eventstore/migrator.h"
+#include "projections/projection.h"
+
+namespace scribe::testing {
+
+std::string database_url() {
+  const char* url = std::getenv("SCRIBE_TEST_DATABASE_URL");
+  if (!url || !*url) throw std::runtime_error("SCRIBE_TEST_DATABASE_URL is not set; run scripts/test.sh");
+  return url;
+}
+
+void PgTest::SetUpTestSuite() {
+  auto conn = db::open_connection(database_url(), false);
+  migrator::migrate(*conn);
+  projections::install_inline_hook();
+}
+
+std::unique_ptr<pqxx::connection> PgTest::connect() { return db::open_connection(database_url()); }
+
+std::string PgTest::unique(const std::string& prefix) {
+  static std::atomic<int> counter{0};
+  return prefix + "-" + std::to_string(::getpid()) + "-" + std::to_string(std::time(nullptr)) + "-" +
+         std::to_string(counter++);
+}
+
+}  // namespace scribe::testing
