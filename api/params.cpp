@@ -1,0 +1,181 @@
+#include "api/params.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.h"
+
+namespace scribe::api {
+namespace {
+
+std::string fmt_number(double v) {
+  if (std::floor(v) == v && std::fabs(v) < 1e15) return std::to_string(static_cast<int64_t>(v));
+  return std::to_string(v);
+}
+
+void check_range(const std::string& field, double v, const Range& r) {
+  if ((r.min && v < *r.min) || (r.max && v > *r.max)) {
+    std::string bounds = r.min && r.max ? "between " + fmt_number(*r.min) + " and " + fmt_number(*r.max)
+                         : r.min      ? ">= " + fmt_number(*r.min)
+                                      : "<= " + fmt_number(*r.max);
+    throw Error::invalid(field, field + " must be " + bounds);
+  }
+}
+
+bool has_control_chars(const std::string& s) {
+  for (unsigned char c : s)
+    if (c < 0x20 || c == 0x7f) return true;
+  return false;
+}
+
+}  // namespace
+
+JsonBody JsonBody::parse(const Request& req, bool empty_ok) {
+  bool blank = req.body.find_first_not_of(" \t\r\n") == std::string::npos;
+  if (blank) {
+    if (empty_ok) return JsonBody(Json::object());
+    throw Error::invalid("body", "a JSON object body is required");
+  }
+  Json value = Json::parse(req.body, nullptr, false);
+  if (value.is_discarded()) throw Error::invalid("body", "the body is not valid JSON");
+  if (!value.is_object()) throw Error::invalid("body", "the body must be a JSON object");
+  return JsonBody(std::move(value));
+}
+
+bool JsonBody::has(const std::string& field) const { return value_.contains(field) && !value_[field].is_null(); }
+
+const Json* JsonBody::get(const std::string& field, bool required) const {
+  auto it = value_.find(field);
+  if (it == value_.end() || it->is_null()) {
+    if (required) throw Error::invalid(field, field + " is required");
+    return nullptr;
+  }
+  return &*it;
+}
+
+std::optional<std::string> JsonBody::string(const std::string& field, bool required, std::size_t min_len,
+                                            std::size_t max_len) const {
+  const Json* v = get(field, required);
+  if (!v) return std::nullopt;
+  if (!v->is_string()) throw Error::invalid(field, field + " must be a string");
+  std::string s = v->get<std::string>();
+  if (s.size() < min_len || s.size() > max_len)
+    throw Error::invalid(field, field + " must be " + std::to_string(min_len) + "-" + std::to_string(max_len) +
+                                    " characters");
+  return s;
+}
+
+std::optional<double> JsonBody::number(const std::string& field, bool required, Range range) const {
+  const Json* v = get(field, required);
+  if (!v) return std::nullopt;
+  if (!v->is_number()) throw Error::invalid(field, field + " must be a number");
+  double d = v->get<double>();
+  if (!std::isfinite(d)) throw Error::invalid(field, field + " must be a finite number");
+  check_range(field, d, range);
+  return d;
+}
+
+std::optional<int64_t> JsonBody::integer(const std::string& field, bool required, Range range) const {
+  const Json* v = get(field, required);
+  if (!v) return std::nullopt;
+  int64_t i;
+  if (v->is_number_integer()) {
+    i = v->get<int64_t>();
+  } else if (v->is_number_float() && std::floor(v->get<double>()) == v->get<double>() &&
+             std::fabs(v->get<double>()) < 9e15) {
+    i = static_cast<int64_t>(v->get<double>());  // 3.0 is an integer in JSON's number model
+  } else {
+    throw Error::invalid(field, field + " must be an integer");
+  }
+  check_range(field, static_cast<double>(i), range);
+  return i;
+}
+
+std::optional<bool> JsonBody::boolean(const std::string& field, bool required) const {
+  const Json* v = get(field, required);
+  if (!v) return std::nullopt;
+  if (!v->is_boolean()) throw Error::invalid(field, field + " must be true or false");
+  return v->get<bool>();
+}
+
+std::optional<std::vector<std::string>> JsonBody::string_array(const std::string& field, bool required,
+                                                               std::size_t max_items) const {
+  const Json* v = get(field, required);
+  if (!v) return std::nullopt;
+  if (!v->is_array()) throw Error::invalid(field, field + " must be an array of strings");
+  if (v->size() > max_items)
+    throw Error::invalid(field, field + " may have at most " + std::to_string(max_items) + " entries");
+  std::vector<std::string> out;
+  for (const auto& e : *v) {
+    if (!e.is_string()) throw Error::invalid(field, field + " must be an array of strings");
+    out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
+std::optional<std::string> JsonBody::one_of(const std::string& field, const std::vector<std::string>& allowed,
+                                            bool required) const {
+  auto s = string(field, required);
+  if (!s) return s;
+  for (const auto& a : allowed)
+    if (*s == a) return s;
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+  throw Error::invalid(field, field + " must be one of: " + list);
+}
+
+std::optional<std::string> QueryParams::string(const std::string& name, std::size_t max_len) const {
+  std::optional<std::string> found;
+  for (const auto& [k, v] : req_.query) {
+    if (k != name) continue;
+    if (found) throw Error::invalid(name, name + " is given more than once");
+    found = v;
+  }
+  if (found && (found->size() > max_len || has_control_chars(*found)))
+    throw Error::invalid(name, name + " is too long or has control characters");
+  return found;
+}
+
+std::optional<int64_t> QueryParams::parse_integer(const std::string& name) const {
+  auto s = string(name, 32);
+  if (!s) return std::nullopt;
+  std::size_t i = (*s)[0] == '-' ? 1 : 0;
+  if (s->empty() || i == s->size() || s->size() > 18) throw Error::invalid(name, name + " must be an integer");
+  for (std::size_t j = i; j < s->size(); ++j)
+    if ((*s)[j] < '0' || (*s)[j] > '9') throw Error::invalid(name, name + " must be an integer");
+  return std::stoll(*s);
+}
+
+int64_t QueryParams::integer(const std::string& name, int64_t def, int64_t min, int64_t max) const {
+  auto v = parse_integer(name);
+  if (!v) return def;
+  check_range(name, static_cast<double>(*v), {static_cast<double>(min), static_cast<double>(max)});
+  return *v;
+}
+
+int64_t QueryParams::clamped_integer(const std::string& name, int64_t def, int64_t min, int64_t max) const {
+  auto v = parse_integer(name);
+  if (!v) return def;
+  return std::clamp(*v, min, max);
+}
+
+bool QueryParams::boolean(const std::string& name, bool def) const {
+  auto s = string(name, 8);
+  if (!s) return def;
+  if (*s == "true" || *s == "1") return true;
+  if (*s == "false" || *s == "0") return false;
+  throw Error::invalid(name, name + " must be true or false");
+}
+
+std::string QueryParams::one_of(const std::string& name, const std::vector<std::string>& allowed,
+                                const std::string& def) const {
+  auto s = string(name, 256);
+  if (!s) return def;
+  for (const auto& a : allowed)
+    if (*s == a) return *s;
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+  throw Error::invalid(name, name + " must be one of: " + list);
+}
+
+}  // namespace scribe::api
