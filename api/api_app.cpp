@@ -63,7 +63,7 @@ void ApiApp::finish(const Request& req, const std::string& request_id, const std
   }
   double seconds = std::chrono::duration<double>(now() - started).count();
   Metrics::instance().observe(route, req.method, res.status, seconds);
-  if (req.method == "HEAD") res.body.clear();
+  res.head = req.method == "HEAD";
   log::info("request", {{"request_id", request_id},
                         {"method", req.method},
                         {"route", route},
@@ -101,7 +101,10 @@ void ApiApp::dispatch(Request req, Responder respond) {
     Response res = error_response(request_id, err);
     if (!match.allowed_methods.empty()) {
       std::string allow;
-      for (const auto& m : match.allowed_methods) allow += (allow.empty() ? "" : ", ") + m;
+      for (const auto& m : match.allowed_methods) {
+        allow += (allow.empty() ? "" : ", ") + m;
+        if (m == "GET") allow += ", HEAD";
+      }
       res.set_header("Allow", allow);
     }
     finish(req, request_id, "unmatched", started, std::move(res), respond);

@@ -31,6 +31,9 @@ struct Response {
   std::string content_type = "application/json; charset=utf-8";
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
+  // A HEAD response: sent with the headers (Content-Length included) of the
+  // body, but without the body.
+  bool head = false;
 
   static Response json(int status, const Json& body);
   void set_header(const std::string& name, const std::string& value);

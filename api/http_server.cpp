@@ -138,8 +138,12 @@ class Session : public std::enable_shared_from_this<Session> {
     for (auto& [k, v] : res.headers) msg->set(k, v);
     bool keep = keep_alive_ && !closing_ && !server_.stopping;
     msg->keep_alive(keep);
-    msg->body() = std::move(res.body);
-    msg->prepare_payload();
+    if (res.head) {
+      msg->content_length(res.body.size());
+    } else {
+      msg->body() = std::move(res.body);
+      msg->prepare_payload();
+    }
     stream_.expires_after(kIdleTimeout);
     http::async_write(stream_, *msg, [self = shared_from_this(), msg, keep](beast::error_code ec, std::size_t) {
       self->busy_ = false;

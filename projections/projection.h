@@ -20,6 +20,12 @@ class Projection {
   // writes); the others are fed by a ProjectionRunner after commit.
   virtual bool is_inline() const = 0;
   virtual void apply(pqxx::work& txn, const es::RecordedEvent& event) = 0;
+  // Applies consecutive events in order. Projections whose rows can be written
+  // in bulk override this (rebuilds replay millions of events); the result must
+  // equal calling apply() on each event.
+  virtual void apply_batch(pqxx::work& txn, const std::vector<es::RecordedEvent>& events) {
+    for (const auto& e : events) apply(txn, e);
+  }
 };
 
 // Every projection of the service, inline and asynchronous.

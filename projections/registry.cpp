@@ -29,8 +29,7 @@ void install_inline_hook() {
   es::EventStore::set_inline_hook([](pqxx::work& txn, const std::vector<es::RecordedEvent>& events) {
     txn.exec_prepared(kInlineShared.name);
     for (auto* p : all())
-      if (p->is_inline())
-        for (const auto& e : events) p->apply(txn, e);
+      if (p->is_inline()) p->apply_batch(txn, events);
   });
 }
 

@@ -73,7 +73,7 @@ int64_t ProjectionRunner::catch_up(pqxx::connection& conn, Projection& projectio
     es::GlobalPosition from = checkpoint(txn, name);
     auto events = es::EventStore::read_all(txn, from, batch_size);
     if (events.empty()) return applied;
-    for (const auto& e : events) projection.apply(txn, e);
+    projection.apply_batch(txn, events);
     const auto& last = events.back().global;
     auto res = txn.exec_prepared(kAdvanceCheckpoint.name, name, std::to_string(last.tx), last.position,
                                  std::to_string(from.tx), from.position);
@@ -131,7 +131,7 @@ int64_t rebuild(pqxx::connection& conn, Projection& projection) {
   for (;;) {
     auto events = es::EventStore::read_all_unbounded(txn, from, 5000);
     if (events.empty()) break;
-    for (const auto& e : events) projection.apply(txn, e);
+    projection.apply_batch(txn, events);
     from = events.back().global;
     total += static_cast<int64_t>(events.size());
   }

@@ -1,5 +1,7 @@
 // Writes the `wallet_ledger` table (asynchronous): every money event of every
 // account with the balance after it, the account's billing history.
+#include <unordered_map>
+
 #include "common/db.h"
 #include "domain/events.h"
 #include "projections/projection.h"
@@ -7,22 +9,58 @@
 namespace scribe::projections {
 namespace {
 
-const db::Statement kInsert{
-    "wallet_ledger.insert",
+// One index probe per account (newest entry), however long its history is.
+const db::Statement kLastBalances{"wallet_ledger.last_balances",
+                                  "select a.id, l.balance_after_micros from unnest($1::bigint[]) as a(id) "
+                                  "cross join lateral (select balance_after_micros from wallet_ledger "
+                                  "where account_id = a.id order by event_position desc limit 1) l"};
+const db::Statement kInsertMany{
+    "wallet_ledger.insert_many",
     "insert into wallet_ledger(event_position, account_id, kind, amount_micros, balance_after_micros, recorded_at) "
-    "select $1, $2, $3, $4, coalesce((select balance_after_micros from wallet_ledger where account_id = $2 "
-    "order by event_position desc limit 1), 0) + $4, $5::timestamptz"};
+    "select p, a, k, m, b, r::timestamptz from jsonb_to_recordset($1::jsonb) "
+    "as x(p bigint, a bigint, k text, m bigint, b bigint, r text)"};
+
+struct Entry {
+  int64_t account_id;
+  const char* kind;
+  int64_t amount;
+};
+
+// Which events move money, and by how much.
+std::optional<Entry> money_entry(const es::RecordedEvent& e) {
+  if (e.type == events::kWalletDeposited)
+    return Entry{e.data.at("account_id").get<int64_t>(), "deposit", e.data.at("amount_micros").get<int64_t>()};
+  return std::nullopt;
+}
 
 class WalletLedgerProjection final : public Projection {
  public:
   std::string name() const override { return "wallet_ledger"; }
   std::vector<std::string> tables() const override { return {"wallet_ledger"}; }
   bool is_inline() const override { return false; }
-  void apply(pqxx::work& txn, const es::RecordedEvent& e) override {
-    if (e.type == events::kWalletDeposited) {
-      txn.exec_prepared(kInsert.name, e.global.position, e.data.at("account_id").get<int64_t>(), "deposit",
-                        e.data.at("amount_micros").get<int64_t>(), e.recorded_at);
+  void apply(pqxx::work& txn, const es::RecordedEvent& e) override { apply_batch(txn, {e}); }
+
+  // One query for the accounts' last balances and one insert for the batch,
+  // the running balance computed here in event order.
+  void apply_batch(pqxx::work& txn, const std::vector<es::RecordedEvent>& events) override {
+    std::vector<std::pair<const es::RecordedEvent*, Entry>> entries;
+    for (const auto& e : events)
+      if (auto m = money_entry(e)) entries.emplace_back(&e, *m);
+    if (entries.empty()) return;
+    std::unordered_map<int64_t, int64_t> balance;
+    std::string ids = "{";
+    for (const auto& [e, m] : entries)
+      if (balance.emplace(m.account_id, 0).second) ids += (ids.size() > 1 ? "," : "") + std::to_string(m.account_id);
+    ids += "}";
+    for (const auto& r : txn.exec_prepared(kLastBalances.name, ids)) balance[r[0].as<int64_t>()] = r[1].as<int64_t>();
+    Json rows = Json::array();
+    for (const auto& [e, m] : entries) {
+      int64_t& b = balance[m.account_id];
+      b += m.amount;
+      rows.push_back({{"p", e->global.position}, {"a", m.account_id}, {"k", m.kind}, {"m", m.amount}, {"b", b},
+                      {"r", e->recorded_at}});
     }
+    txn.exec_prepared(kInsertMany.name, rows.dump());
   }
 };
 
