@@ -20,6 +20,40 @@ const db::Statement kProjected{"audit.projected",
                                "where l.account_id = a.id order by event_position desc limit 1), "
                                "(select count(*) from wallet_ledger l where l.account_id = a.id) "
                                "from accounts a where a.id = $1"};
+const db::Statement kKeySpend{"audit.key_spend",
+                              "select s.key_id, to_char(s.month, 'YYYY-MM'), s.settled_micros, s.held_micros "
+                              "from key_monthly_spend s join api_keys k on k.id = s.key_id where k.account_id = $1"};
+
+using Spend = std::pair<int64_t, int64_t>;  // settled, held
+
+// Month-to-date spend per key: settled charges by month and holds in flight
+// by the month they were placed, recomputed from the account's events.
+int audit_key_spend(pqxx::transaction_base& txn, int64_t account_id, const account::State& state) {
+  std::map<std::pair<int64_t, std::string>, std::pair<int64_t, int64_t>> expected;  // settled, held
+  for (const auto& [k, v] : state.key_spend) expected[k].first += v;
+  for (const auto& [id, h] : state.open_holds)
+    if (h.key_id) expected[{*h.key_id, h.month}].second += h.amount;
+  std::map<std::pair<int64_t, std::string>, std::pair<int64_t, int64_t>> projected;
+  for (const auto& r : txn.exec_prepared(kKeySpend.name, account_id))
+    projected[{r[0].as<int64_t>(), std::string(r[1].c_str())}] = Spend{r[2].as<int64_t>(), r[3].as<int64_t>()};
+  int differences = 0;
+  for (const auto& [k, v] : expected) {
+    auto p = projected.count(k) ? projected[k] : Spend{0, 0};
+    if (p != v) {
+      std::cout << "account " << account_id << " key " << k.first << " month " << k.second << ": events say settled "
+                << v.first << " held " << v.second << " micro-USD, key_monthly_spend says settled " << p.first
+                << " held " << p.second << "\n";
+      ++differences;
+    }
+  }
+  for (const auto& [k, p] : projected)
+    if (!expected.count(k) && p != Spend{0, 0}) {
+      std::cout << "account " << account_id << " key " << k.first << " month " << k.second
+                << ": key_monthly_spend has spend the events do not\n";
+      ++differences;
+    }
+  return differences;
+}
 
 }  // namespace
 
@@ -53,8 +87,12 @@ int audit(int argc, char** argv) {
   for (int64_t id : ids) {
     auto events = es::EventStore::read_stream(txn, account::stream_id(id));
     account::State state = account::fold(events);
-    int64_t deposits = 0;
-    for (const auto& e : events) deposits += e.type == events::kWalletDeposited;
+    // Counted here from the events themselves, not with the projection's code,
+    // so that a bug in the projection cannot hide from the audit.
+    int64_t money_events = 0;
+    for (const auto& e : events)
+      money_events += e.type == events::kWalletDeposited ||
+                      (e.type == events::kWalletHoldSettled && e.data.at("charged_micros").get<int64_t>() > 0);
     if (!state.exists) {
       std::cout << "account " << id << ": no AccountOpened event\n";
       ++differences;
@@ -74,12 +112,13 @@ int audit(int argc, char** argv) {
     }
     int64_t ledger_rows = res[0][2].as<int64_t>();
     int64_t ledger_balance = res[0][1].is_null() ? 0 : res[0][1].as<int64_t>();
-    if (ledger_rows != deposits || ledger_balance != state.balance) {
+    if (ledger_rows != money_events || ledger_balance != state.balance) {
       std::cout << "account " << id << ": wallet_ledger has " << ledger_rows << " entries ending at "
-                << ledger_balance << ", events have " << deposits << " money events ending at " << state.balance
+                << ledger_balance << ", events have " << money_events << " money events ending at " << state.balance
                 << " (the ledger may be lagging; see 'scribe projections list')\n";
       ++differences;
     }
+    differences += audit_key_spend(txn, id, state);
   }
   std::cout << "audited " << ids.size() << " account(s): " << differences << " difference(s)\n";
   return differences == 0 ? 0 : 1;

@@ -15,6 +15,26 @@ int State::active_keys(TimePoint at) const {
   return n;
 }
 
+money::Micros State::held() const {
+  money::Micros total = 0;
+  for (const auto& [id, h] : open_holds) total += h.amount;
+  return total;
+}
+
+money::Micros State::key_held(int64_t key_id) const {
+  money::Micros total = 0;
+  for (const auto& [id, h] : open_holds)
+    if (h.key_id == key_id) total += h.amount;
+  return total;
+}
+
+namespace {
+std::optional<int64_t> optional_key(const Json& d) {
+  if (!d.contains("key_id") || d.at("key_id").is_null()) return std::nullopt;
+  return d.at("key_id").get<int64_t>();
+}
+}  // namespace
+
 void apply(State& s, const std::string& type, const Json& d) {
   if (type == events::kAccountOpened) {
     s.exists = true;
@@ -35,6 +55,20 @@ void apply(State& s, const std::string& type, const Json& d) {
   } else if (type == events::kApiKeyRevoked) {
     auto it = s.keys.find(d.at("key_id").get<int64_t>());
     if (it != s.keys.end()) it->second.revoked = true;
+  } else if (type == events::kWalletHoldPlaced) {
+    s.open_holds[d.at("hold_id").get<std::string>()] =
+        Hold{d.at("amount_micros").get<int64_t>(), optional_key(d), d.at("month").get<std::string>()};
+  } else if (type == events::kWalletHoldSettled) {
+    auto id = d.at("hold_id").get<std::string>();
+    auto charged = d.at("charged_micros").get<int64_t>();
+    s.open_holds.erase(id);
+    s.closed_holds[id] = true;
+    s.balance -= charged;
+    if (auto k = optional_key(d)) s.key_spend[{*k, d.at("month").get<std::string>()}] += charged;
+  } else if (type == events::kWalletHoldReleased) {
+    auto id = d.at("hold_id").get<std::string>();
+    s.open_holds.erase(id);
+    s.closed_holds[id] = true;
   }
 }
 

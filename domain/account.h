@@ -27,6 +27,13 @@ struct KeyState {
   bool revoked = false;
 };
 
+// Money reserved for work in flight; settled (charged) or released exactly once.
+struct Hold {
+  money::Micros amount = 0;
+  std::optional<int64_t> key_id;
+  std::string month;  // "YYYY-MM" when placed
+};
+
 struct State {
   bool exists = false;
   int64_t id = 0;
@@ -34,9 +41,16 @@ struct State {
   plans::Tier plan = plans::Tier::Free;
   money::Micros balance = 0;
   std::map<int64_t, KeyState> keys;
+  std::map<std::string, Hold> open_holds;  // by hold id
+  std::map<std::string, bool> closed_holds;  // hold ids settled or released
+  // Settled spend per key and month ("YYYY-MM"), for monthly caps.
+  std::map<std::pair<int64_t, std::string>, money::Micros> key_spend;
   int64_t version = 0;  // stream version this state was folded to
 
   int active_keys(TimePoint at) const;
+  money::Micros held() const;
+  money::Micros available() const { return balance - held(); }
+  money::Micros key_held(int64_t key_id) const;
 };
 
 // Folds one event into the state (evolve). Unknown event types are ignored so

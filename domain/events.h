@@ -11,4 +11,12 @@ inline constexpr const char* kApiKeyCreated = "ApiKeyCreated";
 // {account_id, key_id, name, key_hash, key_prefix, permission, monthly_cap_micros|null, expires_at|null}
 inline constexpr const char* kApiKeyRevoked = "ApiKeyRevoked";  // {account_id, key_id}
 
+// Wallet holds, on the account stream (see domain/wallet.h).
+inline constexpr const char* kWalletHoldPlaced = "WalletHoldPlaced";
+// {account_id, hold_id, amount_micros, key_id|null, month "YYYY-MM", purpose, transcription_id}
+inline constexpr const char* kWalletHoldSettled = "WalletHoldSettled";
+// {account_id, hold_id, charged_micros, released_micros, key_id|null, hold_month, month}
+inline constexpr const char* kWalletHoldReleased = "WalletHoldReleased";
+// {account_id, hold_id, amount_micros, key_id|null, hold_month}
+
 }  // namespace scribe::events

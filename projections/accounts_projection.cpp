@@ -17,6 +17,15 @@ const db::Statement kUpdate{"accounts.update",
                             "update accounts set plan = coalesce($2, plan), balance_micros = balance_micros + $3, "
                             "updated_at = $4::timestamptz where id = $1"};
 
+const db::Statement kKeyHeld{"key_monthly_spend.add_held",
+                             "insert into key_monthly_spend(key_id, month, held_micros) "
+                             "values ($1, to_date($2, 'YYYY-MM'), $3) on conflict (key_id, month) do update "
+                             "set held_micros = key_monthly_spend.held_micros + excluded.held_micros"};
+const db::Statement kKeySettled{"key_monthly_spend.add_settled",
+                                "insert into key_monthly_spend(key_id, month, settled_micros) "
+                                "values ($1, to_date($2, 'YYYY-MM'), $3) on conflict (key_id, month) do update "
+                                "set settled_micros = key_monthly_spend.settled_micros + excluded.settled_micros"};
+
 // What a run of events does to one account: folded first and written once,
 // because updating one row thousands of times in one transaction (a rebuild)
 // leaves a long chain of dead row versions that every later update must walk.
@@ -29,10 +38,29 @@ struct Change {
   std::string updated_at;
 };
 
+// Month-to-date spend per API key: holds in flight (by the month they were
+// placed) and settled charges (by the month they were settled).
+void apply_key_spend(pqxx::work& txn, const es::RecordedEvent& e) {
+  const auto& d = e.data;
+  if (!d.contains("key_id") || d.at("key_id").is_null()) return;
+  const int64_t key = d.at("key_id").get<int64_t>();
+  if (e.type == events::kWalletHoldPlaced) {
+    txn.exec_prepared(kKeyHeld.name, key, d.at("month").get<std::string>(), d.at("amount_micros").get<int64_t>());
+  } else if (e.type == events::kWalletHoldSettled) {
+    int64_t charged = d.at("charged_micros").get<int64_t>();
+    txn.exec_prepared(kKeyHeld.name, key, d.at("hold_month").get<std::string>(),
+                      -(charged + d.at("released_micros").get<int64_t>()));
+    txn.exec_prepared(kKeySettled.name, key, d.at("month").get<std::string>(), charged);
+  } else if (e.type == events::kWalletHoldReleased) {
+    txn.exec_prepared(kKeyHeld.name, key, d.at("hold_month").get<std::string>(),
+                      -d.at("amount_micros").get<int64_t>());
+  }
+}
+
 class AccountsProjection final : public Projection {
  public:
   std::string name() const override { return "accounts"; }
-  std::vector<std::string> tables() const override { return {"accounts"}; }
+  std::vector<std::string> tables() const override { return {"accounts", "key_monthly_spend"}; }
   bool is_inline() const override { return true; }
   void apply(pqxx::work& txn, const es::RecordedEvent& e) override { apply_batch(txn, {e}); }
 
@@ -54,7 +82,12 @@ class AccountsProjection final : public Projection {
         Change& c = changes[d.at("account_id").get<int64_t>()];
         c.balance_delta += d.at("amount_micros").get<int64_t>();
         c.updated_at = e.recorded_at;
+      } else if (e.type == events::kWalletHoldSettled) {
+        Change& c = changes[d.at("account_id").get<int64_t>()];
+        c.balance_delta -= d.at("charged_micros").get<int64_t>();
+        c.updated_at = e.recorded_at;
       }
+      apply_key_spend(txn, e);
     }
     for (const auto& [id, c] : changes) {
       if (c.opened)

@@ -30,6 +30,8 @@ struct Entry {
 std::optional<Entry> money_entry(const es::RecordedEvent& e) {
   if (e.type == events::kWalletDeposited)
     return Entry{e.data.at("account_id").get<int64_t>(), "deposit", e.data.at("amount_micros").get<int64_t>()};
+  if (e.type == events::kWalletHoldSettled && e.data.at("charged_micros").get<int64_t>() > 0)
+    return Entry{e.data.at("account_id").get<int64_t>(), "charge", -e.data.at("charged_micros").get<int64_t>()};
   return std::nullopt;
 }
 
