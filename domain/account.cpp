@@ -28,6 +28,13 @@ money::Micros State::key_held(int64_t key_id) const {
   return total;
 }
 
+int64_t State::accepted_seconds_since(TimePoint since) const {
+  int64_t total = 0;
+  for (const auto& [at, secs] : accepted)
+    if (at > since) total += secs;
+  return total;
+}
+
 namespace {
 std::optional<int64_t> optional_key(const Json& d) {
   if (!d.contains("key_id") || d.at("key_id").is_null()) return std::nullopt;
@@ -65,6 +72,9 @@ void apply(State& s, const std::string& type, const Json& d) {
     s.closed_holds[id] = true;
     s.balance -= charged;
     if (auto k = optional_key(d)) s.key_spend[{*k, d.at("month").get<std::string>()}] += charged;
+  } else if (type == events::kTranscriptionAccepted) {
+    if (auto at = parse_iso8601(d.at("accepted_at").get<std::string>()))
+      s.accepted.emplace_back(*at, d.at("billed_seconds").get<int64_t>());
   } else if (type == events::kWalletHoldReleased) {
     auto id = d.at("hold_id").get<std::string>();
     s.open_holds.erase(id);

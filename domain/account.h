@@ -45,12 +45,16 @@ struct State {
   std::map<std::string, bool> closed_holds;  // hold ids settled or released
   // Settled spend per key and month ("YYYY-MM"), for monthly caps.
   std::map<std::pair<int64_t, std::string>, money::Micros> key_spend;
+  // Jobs accepted (time, billed seconds), for the rolling fair-use window.
+  std::vector<std::pair<TimePoint, int64_t>> accepted;
   int64_t version = 0;  // stream version this state was folded to
 
   int active_keys(TimePoint at) const;
   money::Micros held() const;
   money::Micros available() const { return balance - held(); }
   money::Micros key_held(int64_t key_id) const;
+  // Billed seconds accepted in (at - window, at].
+  int64_t accepted_seconds_since(TimePoint since) const;
 };
 
 // Folds one event into the state (evolve). Unknown event types are ignored so

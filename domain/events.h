@@ -20,3 +20,19 @@ inline constexpr const char* kWalletHoldReleased = "WalletHoldReleased";
 // {account_id, hold_id, amount_micros, key_id|null, hold_month}
 
 }  // namespace scribe::events
+
+namespace scribe::events {
+
+// Transcription stream (domain/transcription.h).
+inline constexpr const char* kTranscriptionQuoted = "TranscriptionQuoted";
+inline constexpr const char* kTranscriptionCreated = "TranscriptionCreated";
+inline constexpr const char* kTranscriptionRetried = "TranscriptionRetried";
+inline constexpr const char* kTranscriptionStageChanged = "TranscriptionStageChanged";  // {stage, attempt}
+inline constexpr const char* kTranscriptionCompleted = "TranscriptionCompleted";
+inline constexpr const char* kTranscriptionFailed = "TranscriptionFailed";  // {attempt, error{code,message}}
+inline constexpr const char* kTranscriptionDeleted = "TranscriptionDeleted";
+// Account stream: a job was accepted (fair-use accounting; no money moves).
+inline constexpr const char* kTranscriptionAccepted = "TranscriptionAccepted";
+// {account_id, transcription_id, attempt, billed_seconds, accepted_at}
+
+}  // namespace scribe::events

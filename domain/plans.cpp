@@ -24,13 +24,13 @@ std::string_view name(Tier t) {
 
 PlanLimits limits_of(Tier t) {
   switch (t) {
-    case Tier::Free: return {std::nullopt, 90, 60, true};
-    case Tier::Starter: return {1, 120, 120, false};
-    case Tier::Pro: return {3, 300, 360, false};
-    case Tier::Business: return {15, 600, 1200, false};
-    case Tier::Enterprise: return {50, 720, std::nullopt, false};
+    case Tier::Free: return {std::nullopt, 90, 60, true, std::nullopt};
+    case Tier::Starter: return {1, 120, 120, false, 10};
+    case Tier::Pro: return {3, 300, 360, false, 30};
+    case Tier::Business: return {15, 600, 1200, false, 150};
+    case Tier::Enterprise: return {50, 720, std::nullopt, false, 500};
   }
-  return {std::nullopt, 90, 60, true};
+  return {std::nullopt, 90, 60, true, std::nullopt};
 }
 
 }  // namespace scribe::plans

@@ -13,6 +13,9 @@ struct PlanLimits {
   int max_file_minutes;
   std::optional<int> fair_use_minutes_per_6h;  // nullopt: custom (enterprise)
   bool pay_as_you_go;
+  // Jobs an account may have waiting for a worker before creation is refused
+  // with 429 queue_full; nullopt: no backlog limit (pay-as-you-go).
+  std::optional<int> max_queued;
 };
 
 std::optional<Tier> parse(std::string_view name);

@@ -7,6 +7,7 @@ namespace scribe::projections {
 Projection& accounts_projection();
 Projection& api_keys_projection();
 Projection& wallet_ledger_projection();
+Projection& transcriptions_projection();
 
 namespace {
 const db::Statement kInlineShared{"projections.inline_shared",
@@ -15,7 +16,7 @@ const db::Statement kInlineShared{"projections.inline_shared",
 
 const std::vector<Projection*>& all() {
   static const std::vector<Projection*> list = {&accounts_projection(), &api_keys_projection(),
-                                                &wallet_ledger_projection()};
+                                                &transcriptions_projection(), &wallet_ledger_projection()};
   return list;
 }
 

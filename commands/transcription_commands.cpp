@@ -1,0 +1,235 @@
+#include "commands/transcription_commands.h"
+
+#include "common/crypto.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "common/secrets.h"
+#include "domain/events.h"
+#include "domain/pricing.h"
+#include "domain/wallet.h"
+#include "eventstore/event_store.h"
+
+namespace scribe::commands {
+namespace {
+
+const db::Statement kNextId{"commands.next_transcription_id", "select nextval('transcription_ids')"};
+const db::Statement kQueued{"commands.queued_jobs",
+                            "select count(*) from jobs where account_id = $1 and state = 'queued'"};
+
+constexpr int kMaxAttempts = 50;
+constexpr auto kQuoteLifetime = std::chrono::hours(1);
+constexpr auto kFairUseWindow = std::chrono::hours(6);
+
+int64_t next_transcription_id(pqxx::connection& conn) {
+  pqxx::nontransaction txn(conn);
+  return txn.exec_prepared1(kNextId.name)[0].as<int64_t>();
+}
+
+void stamp(std::vector<es::NewEvent>& events, const Meta& meta) {
+  for (auto& e : events) e.metadata = meta.to_json();
+}
+
+// The pay-as-you-go fair-use wall: at most the plan's minutes accepted in any
+// rolling 6 h window. Subscription plans only queue at lower priority.
+void check_fair_use(const account::State& acc, int64_t billed_seconds, TimePoint at) {
+  auto limits = plans::limits_of(acc.plan);
+  if (!limits.pay_as_you_go || !limits.fair_use_minutes_per_6h) return;
+  const int64_t cap = static_cast<int64_t>(*limits.fair_use_minutes_per_6h) * 60;
+  const TimePoint since = at - kFairUseWindow;
+  const int64_t used = acc.accepted_seconds_since(since);
+  if (used + billed_seconds <= cap) return;
+  // The wait is until enough of the window's oldest jobs have rolled off.
+  int64_t need = used + billed_seconds - cap, freed = 0, wait = 1;
+  for (const auto& [t, secs] : acc.accepted) {
+    if (t <= since) continue;
+    freed += secs;
+    if (freed >= need) {
+      wait = std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(t + kFairUseWindow - at).count());
+      break;
+    }
+  }
+  throw Error("rate_limited",
+              "pay-as-you-go fair use: at most " + std::to_string(*limits.fair_use_minutes_per_6h) +
+                  " minutes of audio per rolling 6 hours; " + std::to_string(used / 60) + " used",
+              {{"retry_after", wait}});
+}
+
+void check_backlog(pqxx::connection& conn, const account::State& acc) {
+  auto limits = plans::limits_of(acc.plan);
+  if (!limits.max_queued) return;
+  pqxx::nontransaction txn(conn);
+  int64_t queued = txn.exec_prepared1(kQueued.name, acc.id)[0].as<int64_t>();
+  if (queued >= *limits.max_queued)
+    throw Error("queue_full", "this account already has " + std::to_string(queued) + " jobs waiting",
+                {{"queued", queued}, {"max_queued", *limits.max_queued}, {"retry_after", 60}});
+}
+
+// Loads the account, prices the work, and decides the account events of one
+// accepted attempt (fair use, hold). Throws the spec's errors.
+struct Accepted {
+  account::State account;
+  pricing::Quote price;
+  std::vector<es::NewEvent> account_events;
+};
+
+Accepted accept(pqxx::connection& conn, pqxx::work& txn, const Caller& caller, int64_t transcription_id,
+                int attempt, double duration_seconds, std::optional<money::Micros> max_charge, bool check_length) {
+  Accepted a;
+  a.account = load_account(txn, caller.account_id);
+  if (!a.account.exists) throw Error("invalid_api_key", "the API key's account no longer exists");
+  if (check_length) transcription::check_plan_length(duration_seconds, a.account.plan);
+  a.price = pricing::quote(duration_seconds, a.account.plan);
+  transcription::check_max_charge(max_charge, a.price.charge);
+  TimePoint at = now();
+  check_fair_use(a.account, a.price.billed_seconds, at);
+  check_backlog(conn, a.account);
+  std::optional<money::Micros> cap;
+  if (caller.key_id)
+    if (auto k = a.account.keys.find(*caller.key_id); k != a.account.keys.end()) cap = k->second.monthly_cap;
+  const std::string hold = transcription::hold_id(transcription_id, attempt);
+  a.account_events.push_back(
+      {events::kTranscriptionAccepted,
+       {{"account_id", a.account.id},
+        {"transcription_id", transcription_id},
+        {"attempt", attempt},
+        {"billed_seconds", a.price.billed_seconds},
+        {"accepted_at", to_iso8601(at)}}});
+  auto holds = wallet::place_hold(
+      a.account,
+      {hold, a.price.charge, caller.key_id, cap, "transcription", {{"transcription_id", transcription_id}}}, at);
+  for (auto& e : holds) a.account_events.push_back(std::move(e));
+  return a;
+}
+
+Priced priced(int64_t id, double duration, const pricing::Quote& q, plans::Tier tier) {
+  return Priced{id, duration, q.billed_seconds, q.billed_minutes, q.charge, tier, {}};
+}
+
+}  // namespace
+
+Priced quote(pqxx::connection& conn, const Caller& caller, const transcription::Request& req) {
+  transcription::check_request(req);
+  if (!req.duration_seconds) throw Error("internal_error", "quote without a duration");
+  account::State acc;
+  {
+    pqxx::read_transaction txn(conn);
+    acc = load_account(txn, caller.account_id);
+  }
+  if (!acc.exists) throw Error("invalid_api_key", "the API key's account no longer exists");
+  transcription::check_plan_length(*req.duration_seconds, acc.plan);
+  auto q = pricing::quote(*req.duration_seconds, acc.plan);
+  int64_t id = next_transcription_id(conn);
+  TimePoint expires = now() + kQuoteLifetime;
+  std::vector<es::NewEvent> events = {
+      transcription::quoted(id, caller.account_id, caller.key_id, req, q.billed_seconds, q.charge, expires)};
+  stamp(events, caller.meta);
+  pqxx::work txn(conn);
+  es::EventStore::append(txn, transcription::stream_id(id), es::ExpectedVersion::no_stream(), std::move(events));
+  txn.commit();
+  Priced p = priced(id, *req.duration_seconds, q, acc.plan);
+  p.expires_at = expires;
+  return p;
+}
+
+Priced create(pqxx::connection& conn, const Caller& caller, const transcription::Request& req) {
+  transcription::check_request(req);
+  if (!req.duration_seconds) throw Error("internal_error", "create without a duration");
+  const int64_t id = next_transcription_id(conn);
+  for (int attempt = 1;; ++attempt) {
+    pqxx::work txn(conn);
+    Accepted a = accept(conn, txn, caller, id, 1, *req.duration_seconds, req.max_charge, true);
+    std::vector<es::NewEvent> tr = {transcription::created(id, caller.account_id, caller.key_id, req,
+                                                           a.price.billed_seconds, a.price.charge,
+                                                           transcription::hold_id(id, 1))};
+    stamp(tr, caller.meta);
+    stamp(a.account_events, caller.meta);
+    try {
+      es::EventStore::append(
+          txn, {{account::stream_id(caller.account_id), es::ExpectedVersion::exact(a.account.version),
+                 std::move(a.account_events)},
+                {transcription::stream_id(id), es::ExpectedVersion::no_stream(), std::move(tr)}});
+      txn.commit();
+      return priced(id, *req.duration_seconds, a.price, a.account.plan);
+    } catch (const es::ConcurrencyError&) {
+      if (attempt >= kMaxAttempts) throw Error("internal_error", "the account is too busy; retry the request");
+    }
+  }
+}
+
+Priced retry(pqxx::connection& conn, const Caller& caller, int64_t transcription_id,
+             std::optional<money::Micros> max_charge) {
+  for (int attempt = 1;; ++attempt) {
+    pqxx::work txn(conn);
+    auto tr = transcription::fold(es::EventStore::read_stream(txn, transcription::stream_id(transcription_id)));
+    if (!tr.exists || tr.deleted || tr.account_id != caller.account_id) throw Error::not_found("transcription");
+    if (tr.status != transcription::kFailed)
+      throw Error("invalid_request", "only a failed transcription can be retried; this one is " + tr.status,
+                  {{"status", tr.status}});
+    const int next = tr.attempt + 1;
+    // The plan's length cap was checked when the transcription was accepted.
+    Accepted a = accept(conn, txn, caller, transcription_id, next, tr.duration_seconds, max_charge, false);
+    std::vector<es::NewEvent> tev = {transcription::retried(tr, a.price.billed_seconds, a.price.charge,
+                                                            transcription::hold_id(transcription_id, next))};
+    stamp(tev, caller.meta);
+    stamp(a.account_events, caller.meta);
+    try {
+      es::EventStore::append(
+          txn, {{account::stream_id(caller.account_id), es::ExpectedVersion::exact(a.account.version),
+                 std::move(a.account_events)},
+                {transcription::stream_id(transcription_id), es::ExpectedVersion::exact(tr.version),
+                 std::move(tev)}});
+      txn.commit();
+      return priced(transcription_id, tr.duration_seconds, a.price, a.account.plan);
+    } catch (const es::ConcurrencyError&) {
+      if (attempt >= kMaxAttempts) throw Error("internal_error", "the account is too busy; retry the request");
+    }
+  }
+}
+
+void remove(pqxx::connection& conn, const Caller& caller, int64_t transcription_id) {
+  // Billing facts survive redaction so the wallet stays replayable; the
+  // customer's content (links, names, titles, references, results) does not.
+  static const char* kept[] = {"transcription_id", "account_id", "key_id", "attempt", "billed_seconds",
+                               "charge_micros", "hold_id", "source", "duration_seconds", "language",
+                               "pipeline_code", "stage", "expires_at"};
+  for (int attempt = 1;; ++attempt) {
+    pqxx::work txn(conn);
+    const std::string sid = transcription::stream_id(transcription_id);
+    auto tr = transcription::fold(es::EventStore::read_stream(txn, sid));
+    if (!tr.exists || tr.deleted || tr.account_id != caller.account_id) throw Error::not_found("transcription");
+    auto acc = load_account(txn, caller.account_id);
+    std::vector<es::StreamAppend> appends;
+    std::vector<es::NewEvent> tev = {transcription::deleted(tr)};
+    stamp(tev, caller.meta);
+    appends.push_back({sid, es::ExpectedVersion::exact(tr.version), std::move(tev)});
+    if (transcription::is_active(tr.status)) {
+      auto release = wallet::release_hold(acc, transcription::hold_id(transcription_id, tr.attempt));
+      if (!release.empty()) {
+        stamp(release, caller.meta);
+        appends.push_back({account::stream_id(caller.account_id), es::ExpectedVersion::exact(acc.version),
+                           std::move(release)});
+      }
+    }
+    try {
+      es::EventStore::append(txn, appends);
+      es::EventStore::redact_stream(txn, sid, [](const std::string&, const Json& data) {
+        Json out = Json::object();
+        for (const char* k : kept)
+          if (data.contains(k)) out[k] = data.at(k);
+        out["redacted"] = true;
+        return out;
+      });
+      txn.commit();
+      return;
+    } catch (const es::ConcurrencyError&) {
+      if (attempt >= kMaxAttempts) throw Error("internal_error", "the transcription is busy; retry the request");
+    }
+  }
+}
+
+std::string callback_secret(pqxx::connection& conn, int64_t transcription_id) {
+  return "whsec_" + crypto::hmac_sha256_hex(secrets::get(conn, "callback"),
+                                            "transcription:" + std::to_string(transcription_id));
+}
+
+}  // namespace scribe::commands

@@ -1,0 +1,45 @@
+#pragma once
+#include <optional>
+#include <pqxx/pqxx>
+#include <string>
+
+#include "commands/account_commands.h"
+#include "domain/transcription.h"
+
+// Commands on transcriptions. Every decision about money is made on the
+// account stream: the hold and the creation are appended in one transaction
+// (the account stream at its loaded version, the transcription stream new),
+// so a job never exists without its hold nor a hold without its job.
+namespace scribe::commands {
+
+struct Caller {
+  int64_t account_id = 0;
+  std::optional<int64_t> key_id;
+  std::optional<money::Micros> key_monthly_cap;
+  Meta meta;
+};
+
+struct Priced {
+  int64_t transcription_id = 0;
+  double duration_seconds = 0;
+  int64_t billed_seconds = 0;
+  double billed_minutes = 0;
+  money::Micros charge = 0;
+  plans::Tier tier = plans::Tier::Free;
+  TimePoint expires_at{};  // quotes only
+};
+
+// The request must already carry a duration (given, or probed by the caller).
+Priced quote(pqxx::connection& conn, const Caller& caller, const transcription::Request& req);
+Priced create(pqxx::connection& conn, const Caller& caller, const transcription::Request& req);
+Priced retry(pqxx::connection& conn, const Caller& caller, int64_t transcription_id,
+             std::optional<money::Micros> max_charge);
+// Deletes the transcription: read rows go, stored content is redacted from
+// its events, and a hold still open is released (the work was not delivered).
+void remove(pqxx::connection& conn, const Caller& caller, int64_t transcription_id);
+
+// The per-request callback secret: deterministic per transcription, so an
+// idempotent replay returns the same value; never stored in an event.
+std::string callback_secret(pqxx::connection& conn, int64_t transcription_id);
+
+}  // namespace scribe::commands

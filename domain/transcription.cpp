@@ -1,0 +1,212 @@
+#include "domain/transcription.h"
+
+#include <cmath>
+
+#include "common/error.h"
+#include "domain/events.h"
+#include "domain/limits.h"
+#include "domain/pipelines.h"
+
+namespace scribe::transcription {
+namespace {
+
+const char* kSources[] = {"video_site", "platform_url", "external_url", "upload"};
+
+bool has_control_chars(const std::string& s) {
+  for (unsigned char c : s)
+    if (c < 0x20 || c == 0x7f) return true;
+  return false;
+}
+
+Json opt(const std::optional<std::string>& v) { return v ? Json(*v) : Json(nullptr); }
+
+Json request_json(const Request& r) {
+  return {{"source", r.source},
+          {"url", opt(r.url)},
+          {"upload_id", opt(r.upload_id)},
+          {"original_filename", opt(r.original_filename)},
+          {"duration_seconds", r.duration_seconds ? Json(*r.duration_seconds) : Json(nullptr)},
+          {"language", r.language},
+          {"pipeline_code", r.pipeline_code},
+          {"addons", r.addons},
+          {"callback_url", opt(r.callback_url)},
+          {"client_reference", opt(r.client_reference)},
+          {"title", opt(r.title)}};
+}
+
+}  // namespace
+
+std::string stream_id(int64_t id) { return "transcription-" + std::to_string(id); }
+std::string hold_id(int64_t id, int attempt) {
+  return "transcription-" + std::to_string(id) + "-" + std::to_string(attempt);
+}
+
+bool is_active(const std::string& status) {
+  return status == kProcessing || status == "queued" || status == "pending";
+}
+bool is_terminal(const std::string& status) {
+  return status == kCompleted || status == kFailed || status == kCancelled;
+}
+
+void apply(State& s, const std::string& type, const Json& d) {
+  if (type == events::kTranscriptionQuoted) {
+    s.exists = true;
+    s.id = d.at("transcription_id").get<int64_t>();
+    s.account_id = d.at("account_id").get<int64_t>();
+    s.status = kQuoted;
+    s.stage = kQuoted;
+  } else if (type == events::kTranscriptionCreated) {
+    s.exists = true;
+    s.id = d.at("transcription_id").get<int64_t>();
+    s.account_id = d.at("account_id").get<int64_t>();
+    s.status = kProcessing;
+    s.stage = "queued";
+    s.attempt = 1;
+    s.last_charge = d.at("charge_micros").get<int64_t>();
+    if (d.contains("duration_seconds") && d.at("duration_seconds").is_number())
+      s.duration_seconds = d.at("duration_seconds").get<double>();
+  } else if (type == events::kTranscriptionRetried) {
+    s.status = kProcessing;
+    s.stage = "queued";
+    s.attempt = d.at("attempt").get<int>();
+    s.last_charge = d.at("charge_micros").get<int64_t>();
+  } else if (type == events::kTranscriptionStageChanged) {
+    s.stage = d.at("stage").get<std::string>();
+  } else if (type == events::kTranscriptionCompleted) {
+    s.status = kCompleted;
+    s.stage = kCompleted;
+  } else if (type == events::kTranscriptionFailed) {
+    s.status = kFailed;
+    s.stage = kFailed;
+  } else if (type == events::kTranscriptionDeleted) {
+    s.deleted = true;
+  }
+}
+
+State fold(const std::vector<es::RecordedEvent>& events) {
+  State s;
+  for (const auto& e : events) {
+    apply(s, e.type, e.data);
+    s.version = e.version;
+  }
+  return s;
+}
+
+std::optional<std::string> normalize_upload_id(const std::string& raw) {
+  auto alnum = [](const std::string& s) {
+    if (s.empty() || s.size() > 64) return false;
+    for (char c : s)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-')) return false;
+    return true;
+  };
+  if (raw.rfind("tus/", 0) == 0) {
+    std::string rest = raw.substr(4);
+    std::string id = rest.substr(0, rest.find('+'));
+    if (!alnum(id)) return std::nullopt;
+    return "tus/" + id;
+  }
+  if (raw.rfind("upl_", 0) == 0 && alnum(raw)) return raw;
+  return std::nullopt;
+}
+
+void check_request(const Request& r) {
+  bool known = false;
+  for (const char* s : kSources) known = known || r.source == s;
+  if (!known) throw Error::invalid("source", "source must be one of video_site, platform_url, external_url, upload");
+  if (r.source == "upload") {
+    if (!r.upload_id) throw Error::invalid("upload_id", "upload_id is required for source upload");
+    if (!r.duration_seconds) throw Error::invalid("duration_seconds", "duration_seconds is required for source upload");
+  } else if (!r.url) {
+    throw Error::invalid("url", "url is required for source " + r.source);
+  }
+  if (r.duration_seconds && !(*r.duration_seconds > 0 && std::isfinite(*r.duration_seconds)))
+    throw Error::invalid("duration_seconds", "duration_seconds must be a number > 0");
+  if (r.language != "auto") {
+    bool supported = false;
+    for (const auto& p : pipelines::catalogue())
+      if (p.code == r.pipeline_code)
+        for (const auto& l : p.languages) supported = supported || l.code == r.language;
+    if (!supported)
+      throw Error("unsupported_language", "language '" + r.language +
+                                              "' is not supported by pipeline " + r.pipeline_code +
+                                              "; use 'auto' or one of GET /api/v1/pipelines",
+                  {{"field", "language"}});
+  }
+  if (r.addons.size() > static_cast<std::size_t>(limits::kMaxAddons))
+    throw Error::invalid("addons", "addons may have at most " + std::to_string(limits::kMaxAddons) + " entries");
+  // No add-on exists for the embedded pipeline: diarization is built in.
+  if (!r.addons.empty())
+    throw Error("addon_not_supported",
+                "addon '" + r.addons.front() + "' is not supported by pipeline " + r.pipeline_code +
+                    "; omit addons (speaker labels are built in)",
+                {{"field", "addons"}});
+  if (r.client_reference &&
+      (r.client_reference->empty() ||
+       r.client_reference->size() > static_cast<std::size_t>(limits::kClientReferenceMaxLength) ||
+       has_control_chars(*r.client_reference)))
+    throw Error::invalid("client_reference", "client_reference must be 1-200 characters without control characters");
+}
+
+void check_plan_length(double duration_seconds, plans::Tier tier) {
+  int cap = plans::limits_of(tier).max_file_minutes;
+  if (duration_seconds > cap * 60.0)
+    throw Error("invalid_request",
+                "the file is " + std::to_string(static_cast<int64_t>(std::ceil(duration_seconds / 60))) +
+                    " minutes long; the " + std::string(plans::name(tier)) + " plan's cap is " +
+                    std::to_string(cap) + " minutes per file",
+                {{"field", "duration_seconds"}, {"max_file_minutes", cap}});
+}
+
+void check_max_charge(std::optional<money::Micros> max_charge, money::Micros charge) {
+  if (max_charge && charge > *max_charge)
+    throw Error("max_charge_exceeded",
+                "the charge of " + std::to_string(money::to_usd(charge)) + " USD is above max_charge_usd; nothing was "
+                "created or held",
+                {{"charge_usd", money::to_usd(charge)}, {"max_charge_usd", money::to_usd(*max_charge)}});
+}
+
+es::NewEvent quoted(int64_t id, int64_t account_id, std::optional<int64_t> key_id, const Request& r,
+                    int64_t billed_seconds, money::Micros charge, TimePoint expires_at) {
+  Json d = request_json(r);
+  d["transcription_id"] = id;
+  d["account_id"] = account_id;
+  d["key_id"] = key_id ? Json(*key_id) : Json(nullptr);
+  d["billed_seconds"] = billed_seconds;
+  d["charge_micros"] = charge;
+  d["expires_at"] = to_iso8601(expires_at);
+  return {events::kTranscriptionQuoted, std::move(d)};
+}
+
+es::NewEvent created(int64_t id, int64_t account_id, std::optional<int64_t> key_id, const Request& r,
+                     int64_t billed_seconds, money::Micros charge, const std::string& hold) {
+  Json d = request_json(r);
+  d["transcription_id"] = id;
+  d["account_id"] = account_id;
+  d["key_id"] = key_id ? Json(*key_id) : Json(nullptr);
+  d["attempt"] = 1;
+  d["billed_seconds"] = billed_seconds;
+  d["charge_micros"] = charge;
+  d["hold_id"] = charge > 0 ? Json(hold) : Json(nullptr);
+  return {events::kTranscriptionCreated, std::move(d)};
+}
+
+es::NewEvent retried(const State& s, int64_t billed_seconds, money::Micros charge, const std::string& hold) {
+  if (!s.exists || s.deleted) throw Error::not_found("transcription");
+  if (s.status != kFailed)
+    throw Error("invalid_request", "only a failed transcription can be retried; this one is " + s.status,
+                {{"status", s.status}});
+  return {events::kTranscriptionRetried,
+          {{"transcription_id", s.id},
+           {"account_id", s.account_id},
+           {"attempt", s.attempt + 1},
+           {"billed_seconds", billed_seconds},
+           {"charge_micros", charge},
+           {"hold_id", charge > 0 ? Json(hold) : Json(nullptr)}}};
+}
+
+es::NewEvent deleted(const State& s) {
+  if (!s.exists || s.deleted) throw Error::not_found("transcription");
+  return {events::kTranscriptionDeleted, {{"transcription_id", s.id}, {"account_id", s.account_id}}};
+}
+
+}  // namespace scribe::transcription

@@ -1,0 +1,81 @@
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+#include "common/time.h"
+#include "domain/money.h"
+#include "domain/plans.h"
+#include "eventstore/event.h"
+
+// The Transcription aggregate: one stream per transcription, from quote or
+// creation through attempts to completion, failure or deletion.
+namespace scribe::transcription {
+
+std::string stream_id(int64_t id);
+std::string hold_id(int64_t id, int attempt);
+
+// Statuses of the spec; `processing` with stage `queued` after creation.
+inline constexpr const char* kQuoted = "quoted";
+inline constexpr const char* kProcessing = "processing";
+inline constexpr const char* kCompleted = "completed";
+inline constexpr const char* kFailed = "failed";
+inline constexpr const char* kCancelled = "cancelled";
+
+bool is_active(const std::string& status);
+bool is_terminal(const std::string& status);
+
+// A create or quote request after validation (api/ turns JSON into this).
+struct Request {
+  std::string source;  // video_site | platform_url | external_url | upload
+  std::optional<std::string> url;
+  std::optional<std::string> upload_id;  // normalized
+  std::optional<std::string> original_filename;
+  std::optional<double> duration_seconds;
+  std::string language = "auto";
+  std::string pipeline_code = "standard";
+  std::vector<std::string> addons;
+  std::optional<money::Micros> max_charge;
+  std::optional<std::string> callback_url;
+  std::optional<std::string> client_reference;
+  std::optional<std::string> title;  // from the probe or the file name
+};
+
+struct State {
+  bool exists = false;
+  int64_t id = 0;
+  int64_t account_id = 0;
+  std::string status;
+  std::string stage;
+  int attempt = 0;
+  bool deleted = false;
+  money::Micros last_charge = 0;
+  double duration_seconds = 0;
+  int64_t version = 0;
+};
+
+void apply(State& s, const std::string& type, const Json& data);
+State fold(const std::vector<es::RecordedEvent>& events);
+
+// Pure checks of a request against the spec's rules and the plan; throws
+// scribe::Error with the spec's code. `duration` is the known or probed length.
+void check_request(const Request& r);
+void check_plan_length(double duration_seconds, plans::Tier tier);
+void check_max_charge(std::optional<money::Micros> max_charge, money::Micros charge);
+
+// Upload ids: "tus/<id>+<token>" and "tus/<id>" both name the upload "tus/<id>";
+// presigned uploads are "upl_<id>". Returns nullopt when not of either form.
+std::optional<std::string> normalize_upload_id(const std::string& raw);
+
+// Events. Payload fields are the Request's plus pricing and ids.
+es::NewEvent quoted(int64_t id, int64_t account_id, std::optional<int64_t> key_id, const Request& r,
+                    int64_t billed_seconds, money::Micros charge, TimePoint expires_at);
+es::NewEvent created(int64_t id, int64_t account_id, std::optional<int64_t> key_id, const Request& r,
+                     int64_t billed_seconds, money::Micros charge, const std::string& hold);
+// Refused unless the transcription failed; returns the TranscriptionRetried event.
+es::NewEvent retried(const State& s, int64_t billed_seconds, money::Micros charge, const std::string& hold);
+es::NewEvent deleted(const State& s);
+
+}  // namespace scribe::transcription

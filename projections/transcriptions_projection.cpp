@@ -1,0 +1,117 @@
+// Writes the `transcriptions` and `jobs` tables (inline): the rows GET and
+// list read, and the queue workers claim from.
+#include "common/db.h"
+#include "domain/events.h"
+#include "domain/transcription.h"
+#include "projections/projection.h"
+
+namespace scribe::projections {
+namespace {
+
+const db::Statement kInsert{
+    "transcriptions.insert",
+    "insert into transcriptions(id, account_id, key_id, status, stage, attempt, source, url, upload_id, "
+    "original_filename, title, language, pipeline_code, addons, client_reference, callback_url, duration_seconds, "
+    "billed_seconds, charge_micros, hold_id, quote_expires_at, created_at, updated_at) "
+    "values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15, $16, $17, $18, $19, $20, "
+    "$21::timestamptz, $22::timestamptz, $22::timestamptz) "
+    "on conflict (id) do update set status = excluded.status, stage = excluded.stage, attempt = excluded.attempt, "
+    "source = excluded.source, url = excluded.url, upload_id = excluded.upload_id, "
+    "original_filename = excluded.original_filename, title = excluded.title, language = excluded.language, "
+    "pipeline_code = excluded.pipeline_code, addons = excluded.addons, client_reference = excluded.client_reference, "
+    "callback_url = excluded.callback_url, duration_seconds = excluded.duration_seconds, "
+    "billed_seconds = excluded.billed_seconds, charge_micros = excluded.charge_micros, hold_id = excluded.hold_id, "
+    "quote_expires_at = excluded.quote_expires_at, updated_at = excluded.updated_at"};
+const db::Statement kRetry{"transcriptions.retry",
+                           "update transcriptions set status = 'processing', stage = 'queued', attempt = $2, "
+                           "billed_seconds = $3, charge_micros = $4, hold_id = $5, error = null, "
+                           "completed_at = null, updated_at = $6::timestamptz where id = $1"};
+const db::Statement kStage{"transcriptions.stage",
+                           "update transcriptions set stage = $2, updated_at = $3::timestamptz, "
+                           "processing_started_at = coalesce(processing_started_at, "
+                           "case when $2 <> 'queued' then $3::timestamptz end) where id = $1"};
+const db::Statement kCompleted{"transcriptions.completed",
+                               "update transcriptions set status = 'completed', stage = 'completed', "
+                               "completed_at = $2::timestamptz, updated_at = $2::timestamptz, "
+                               "duration_seconds = coalesce($3, duration_seconds), "
+                               "detected_language = coalesce($4, detected_language), title = coalesce($5, title), "
+                               "processing_started_at = coalesce(processing_started_at, $2::timestamptz) "
+                               "where id = $1"};
+const db::Statement kFailed{"transcriptions.failed",
+                            "update transcriptions set status = 'failed', stage = 'failed', error = $2::jsonb, "
+                            "completed_at = $3::timestamptz, updated_at = $3::timestamptz where id = $1"};
+const db::Statement kDelete{"transcriptions.delete", "delete from transcriptions where id = $1"};
+const db::Statement kEnqueue{"jobs.enqueue",
+                             "insert into jobs(transcription_id, attempt, account_id, enqueued_at) "
+                             "values ($1, $2, $3, $4::timestamptz) on conflict do nothing"};
+const db::Statement kDequeue{"jobs.remove", "delete from jobs where transcription_id = $1"};
+
+std::optional<std::string> opt_string(const Json& d, const char* k) {
+  if (!d.contains(k) || d.at(k).is_null()) return std::nullopt;
+  return d.at(k).get<std::string>();
+}
+std::optional<double> opt_number(const Json& d, const char* k) {
+  if (!d.contains(k) || d.at(k).is_null()) return std::nullopt;
+  return d.at(k).get<double>();
+}
+std::optional<int64_t> opt_int(const Json& d, const char* k) {
+  if (!d.contains(k) || d.at(k).is_null()) return std::nullopt;
+  return d.at(k).get<int64_t>();
+}
+
+class TranscriptionsProjection final : public Projection {
+ public:
+  std::string name() const override { return "transcriptions"; }
+  std::vector<std::string> tables() const override { return {"transcriptions", "jobs"}; }
+  bool is_inline() const override { return true; }
+
+  void apply(pqxx::work& txn, const es::RecordedEvent& e) override {
+    const Json& d = e.data;
+    if (e.type == events::kTranscriptionQuoted || e.type == events::kTranscriptionCreated) {
+      bool created = e.type == events::kTranscriptionCreated;
+      const int64_t id = d.at("transcription_id").get<int64_t>();
+      txn.exec_prepared(kInsert.name, id, d.at("account_id").get<int64_t>(), opt_int(d, "key_id"),
+                        created ? transcription::kProcessing : transcription::kQuoted,
+                        created ? "queued" : transcription::kQuoted, created ? 1 : 0,
+                        d.at("source").get<std::string>(), opt_string(d, "url"), opt_string(d, "upload_id"),
+                        opt_string(d, "original_filename"), opt_string(d, "title"),
+                        d.at("language").get<std::string>(), d.at("pipeline_code").get<std::string>(),
+                        d.at("addons").dump(), opt_string(d, "client_reference"), opt_string(d, "callback_url"),
+                        opt_number(d, "duration_seconds"), d.at("billed_seconds").get<int64_t>(),
+                        d.at("charge_micros").get<int64_t>(), opt_string(d, "hold_id"),
+                        created ? std::nullopt : opt_string(d, "expires_at"), e.recorded_at);
+      if (created) txn.exec_prepared(kEnqueue.name, id, 1, d.at("account_id").get<int64_t>(), e.recorded_at);
+    } else if (e.type == events::kTranscriptionRetried) {
+      const int64_t id = d.at("transcription_id").get<int64_t>();
+      const int attempt = d.at("attempt").get<int>();
+      txn.exec_prepared(kRetry.name, id, attempt, d.at("billed_seconds").get<int64_t>(),
+                        d.at("charge_micros").get<int64_t>(), opt_string(d, "hold_id"), e.recorded_at);
+      txn.exec_prepared(kEnqueue.name, id, attempt, d.at("account_id").get<int64_t>(), e.recorded_at);
+    } else if (e.type == events::kTranscriptionStageChanged) {
+      txn.exec_prepared(kStage.name, d.at("transcription_id").get<int64_t>(), d.at("stage").get<std::string>(),
+                        e.recorded_at);
+    } else if (e.type == events::kTranscriptionCompleted) {
+      const int64_t id = d.at("transcription_id").get<int64_t>();
+      txn.exec_prepared(kCompleted.name, id, e.recorded_at, opt_number(d, "duration_seconds"),
+                        opt_string(d, "detected_language"), opt_string(d, "title"));
+      txn.exec_prepared(kDequeue.name, id);
+    } else if (e.type == events::kTranscriptionFailed) {
+      const int64_t id = d.at("transcription_id").get<int64_t>();
+      txn.exec_prepared(kFailed.name, id, d.at("error").dump(), e.recorded_at);
+      txn.exec_prepared(kDequeue.name, id);
+    } else if (e.type == events::kTranscriptionDeleted) {
+      const int64_t id = d.at("transcription_id").get<int64_t>();
+      txn.exec_prepared(kDelete.name, id);
+      txn.exec_prepared(kDequeue.name, id);
+    }
+  }
+};
+
+}  // namespace
+
+Projection& transcriptions_projection() {
+  static TranscriptionsProjection p;
+  return p;
+}
+
+}  // namespace scribe::projections
