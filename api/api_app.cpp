@@ -31,7 +31,12 @@ bool is_api_path(const std::string& path) { return path.rfind("/api/v1", 0) == 0
 
 }  // namespace
 
-ApiApp::ApiApp(Services& services, int worker_threads) : services_(services), workers_(worker_threads) {}
+ApiApp::ApiApp(Services& services, int worker_threads) : services_(services), workers_(worker_threads) {
+  services_.workers = &workers_;
+  services_.render_error = [this](const std::string& request_id, const Error& err) {
+    return error_response(request_id, err);
+  };
+}
 
 Response ApiApp::error_response(const std::string& request_id, const Error& err) const {
   Json body = err.extras();

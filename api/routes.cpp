@@ -19,6 +19,14 @@ void register_routes(ApiApp& app) {
   pub("GET", "/api/v1/openapi.yaml", OpenApiHandler::handle);
   authed("GET", "/api/v1/me", MeHandler::handle);
   authed("GET", "/api/v1/pipelines", PipelinesHandler::handle);
+  authed("POST", "/api/v1/quotes", QuoteHandler::handle);
+  authed("POST", "/api/v1/transcriptions", CreateTranscriptionHandler::handle);
+  authed("GET", "/api/v1/transcriptions", ListTranscriptionsHandler::handle);
+  authed("GET", "/api/v1/transcriptions/{id}", GetTranscriptionHandler::handle);
+  authed("DELETE", "/api/v1/transcriptions/{id}", DeleteTranscriptionHandler::handle);
+  authed("POST", "/api/v1/transcriptions/{id}/retry", RetryTranscriptionHandler::handle);
+  authed("GET", "/api/v1/transcriptions/{id}/result", ResultHandler::handle);
+  r.add(Route{"GET", "/api/v1/transcriptions/{id}/wait", true, true, {}, WaitHandler::handle, {}});
 }
 
 }  // namespace scribe::api

@@ -1,19 +1,45 @@
 #pragma once
+#include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 
 #include "api/authenticator.h"
 #include "api/rate_limiter.h"
 #include "common/config.h"
+#include "api/http.h"
 #include "common/db.h"
+#include "common/error.h"
+
+namespace scribe {
+class ThreadPool;
+}
 
 namespace scribe::api {
 
 // The long-lived parts every handler may use. Built once by `scribe serve`.
+class WaitRegistry;
+
+struct ProbedMedia {
+  double duration_seconds = 0;
+  std::optional<std::string> title;
+};
+
 struct Services {
   Config config;
   db::Pool& pool;
   RateLimiter limiter;
   Authenticator authenticator;
+  // Refuses (400 invalid_request naming `field`) URLs the service must not
+  // fetch or call: malformed, not http(s), or private/loopback/internal.
+  std::function<void(const std::string& url, const std::string& field)> check_url{};
+  // Duration and title of a link source (download or yt-dlp); throws the
+  // spec's probe and video codes.
+  std::function<ProbedMedia(const std::string& source, const std::string& url)> probe{};
+  WaitRegistry* waits = nullptr;
+  ThreadPool* workers = nullptr;  // set by ApiApp
+  // Renders an error in the envelope for handlers that answer asynchronously.
+  std::function<Response(const std::string& request_id, const Error& err)> render_error{};
 };
 
 }  // namespace scribe::api

@@ -9,7 +9,13 @@ WaitRegistry::WaitRegistry() : timer_([this] { run(); }) {}
 WaitRegistry::~WaitRegistry() { stop(); }
 
 uint64_t WaitRegistry::add(const std::string& key, Clock::time_point deadline, Callback callback) {
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
+  if (stopping_) {
+    // Shutting down: nobody will wait any more, answer at once.
+    lock.unlock();
+    callback(true);
+    return 0;
+  }
   uint64_t id = next_id_++;
   bool earliest = deadlines_.empty() || deadline < deadlines_.begin()->first;
   waiters_.emplace(id, Waiter{key, deadline, std::move(callback)});
@@ -34,6 +40,21 @@ std::size_t WaitRegistry::notify(const std::string& key) {
   }
   for (auto& cb : fire) cb(false);
   return fire.size();
+}
+
+bool WaitRegistry::cancel(uint64_t id) {
+  std::lock_guard lock(mu_);
+  auto w = waiters_.find(id);
+  if (w == waiters_.end()) return false;
+  deadlines_.erase({w->second.deadline, id});
+  auto [first, last] = by_key_.equal_range(w->second.key);
+  for (auto it = first; it != last; ++it)
+    if (it->second == id) {
+      by_key_.erase(it);
+      break;
+    }
+  waiters_.erase(w);
+  return true;
 }
 
 std::size_t WaitRegistry::size() const {

@@ -32,6 +32,8 @@ class WaitRegistry {
   // Fires every waiter on `key` with timed_out = false. Returns how many.
   std::size_t notify(const std::string& key);
   std::size_t size() const;
+  // Removes a waiter without firing it; false if it already fired.
+  bool cancel(uint64_t id);
   // Fires every remaining waiter with timed_out = true and stops the timer thread.
   void stop();
 

@@ -5,7 +5,12 @@
 #include <thread>
 
 #include "api/api_app.h"
+#include "api/handlers/handlers.h"
 #include "api/http_server.h"
+#include "api/wait_registry.h"
+#include "domain/events.h"
+#include "eventstore/event_store.h"
+#include "eventstore/subscription.h"
 #include "app/cli.h"
 #include "common/log.h"
 #include "domain/limits.h"
@@ -61,6 +66,17 @@ std::vector<std::unique_ptr<projections::ProjectionRunner>> start_projectors(con
   return runners;
 }
 
+// Link sources: the URL policy and the media probe (pipeline/media_probe.h).
+void wire_media(api::Services& services) {
+  services.check_url = [](const std::string& url, const std::string& field) {
+    if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
+      throw Error::invalid(field, field + " must be an http(s) URL");
+  };
+  services.probe = [](const std::string&, const std::string&) -> api::ProbedMedia {
+    throw Error("probe_runtime_misconfigured", "media probing is not available");
+  };
+}
+
 void prepare_database(const Config& cfg, bool migrate) {
   if (!migrate) return;
   auto conn = db::open_connection(cfg.database_url, false);
@@ -93,8 +109,25 @@ int serve(int argc, char** argv) {
   projections::install_inline_hook();
 
   db::Pool pool(cfg.database_url, cfg.db_pool_size);
+  api::WaitRegistry waits;
   api::Services services{cfg, pool, api::RateLimiter(cfg.rate_limit_per_minute), api::Authenticator()};
+  services.waits = &waits;
+  wire_media(services);
   api::ApiApp app(services, cfg.db_pool_size);
+  // Long-polls are woken by the events themselves: this subscription starts at
+  // the head of the log and notifies the waiters of each finished transcription.
+  es::GlobalPosition head;
+  {
+    auto conn = db::open_connection(cfg.database_url);
+    pqxx::read_transaction txn(*conn);
+    head = es::EventStore::head(txn);
+  }
+  es::Subscription wakeups(cfg.database_url, head, [&](const es::RecordedEvent& e) {
+    if (e.type == events::kTranscriptionCompleted || e.type == events::kTranscriptionFailed ||
+        e.type == events::kTranscriptionDeleted)
+      waits.notify(api::WaitHandler::key(e.data.at("transcription_id").get<int64_t>()));
+  });
+  wakeups.start();
   api::register_routes(app);
   api::HttpServer server(
       cfg.listen_host, cfg.listen_port, cfg.io_threads, limits::kMaxJsonBodyBytes,
@@ -113,6 +146,8 @@ int serve(int argc, char** argv) {
     int sig = 0;
     sigwait(&signals, &sig);
     log::info("stopping", {{"signal", sig}});
+    // Long-polls answer now (_timed_out: true) instead of holding the drain.
+    waits.stop();
     server.shutdown();
   });
   if (auto v = args.get("port-file")) {
@@ -121,6 +156,7 @@ int serve(int argc, char** argv) {
   }
   log::info("listening", {{"host", cfg.listen_host}, {"port", server.port()}, {"pid", static_cast<int>(getpid())}});
   server.run();
+  wakeups.stop();
   for (auto& r : runners) r->stop();
   if (signal_thread.joinable()) {
     pthread_kill(signal_thread.native_handle(), SIGTERM);

@@ -48,6 +48,11 @@ const db::Statement kRedactSelect{"events.redact_select",
 const db::Statement kRedactUpdate{"events.redact_update",
                                   "update events set data = $2::jsonb, redacted_at = now() where position = $1"};
 
+const db::Statement kHead{"events.head",
+                         "select e.tx::text, e.position from events e "
+                         "where e.tx < pg_snapshot_xmin(pg_current_snapshot()) "
+                         "order by e.tx desc, e.position desc limit 1"};
+
 InlineHook& inline_hook() {
   static InlineHook hook;
   return hook;
@@ -135,6 +140,12 @@ std::vector<RecordedEvent> EventStore::read_all(pqxx::transaction_base& txn, Glo
 std::vector<RecordedEvent> EventStore::read_all_unbounded(pqxx::transaction_base& txn, GlobalPosition after,
                                                           int limit) {
   return rows_to_events(txn.exec_prepared(kReadAllUnbounded.name, std::to_string(after.tx), after.position, limit));
+}
+
+GlobalPosition EventStore::head(pqxx::transaction_base& txn) {
+  auto res = txn.exec_prepared(kHead.name);
+  if (res.empty()) return {};
+  return {std::stoull(res[0][0].c_str()), res[0][1].as<int64_t>()};
 }
 
 int EventStore::redact_stream(pqxx::work& txn, const std::string& stream_id,

@@ -51,6 +51,9 @@ class EventStore {
   static int redact_stream(pqxx::work& txn, const std::string& stream_id,
                            const std::function<Json(const std::string& type, const Json& data)>& keep);
 
+  // The last readable event's position (where a live-only subscriber starts).
+  static GlobalPosition head(pqxx::transaction_base& txn);
+
   static void set_inline_hook(InlineHook hook);
   static uint64_t appended_total() { return appended_total_.load(); }
 

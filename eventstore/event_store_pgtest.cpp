@@ -447,8 +447,8 @@ TEST_F(EventStoreTest, RedactStreamReplacesDataOnly) {
   const std::string s = unique("es-redact");
   auto original = append_committed(
       *conn, s, ExpectedVersion::no_stream(),
-      {NewEvent{"TranscriptionQuoted", Json{{"text", "secret words"}, {"amount_micros", 1500}}, Json{{"k", 1}}},
-       NewEvent{"TranscriptionCompleted", Json{{"text", "more secrets"}, {"amount_micros", 700}}, Json{{"k", 2}}}});
+      {NewEvent{"TestQuoted", Json{{"text", "secret words"}, {"amount_micros", 1500}}, Json{{"k", 1}}},
+       NewEvent{"TestCompleted", Json{{"text", "more secrets"}, {"amount_micros", 700}}, Json{{"k", 2}}}});
   const std::string other = unique("es-redact-untouched");
   append_committed(*conn, other, ExpectedVersion::no_stream(), {NewEvent{"X", Json{{"text", "keep me"}}}});
 
@@ -478,7 +478,7 @@ TEST_F(EventStoreTest, RedactStreamReplacesDataOnly) {
               2);
     txn.commit();
   }
-  EXPECT_EQ(seen_types, (std::vector<std::string>{"TranscriptionQuoted", "TranscriptionCompleted"}));
+  EXPECT_EQ(seen_types, (std::vector<std::string>{"TestQuoted", "TestCompleted"}));
 
   auto stored = read_stream(*conn, s);
   ASSERT_EQ(stored.size(), 2u);
