@@ -227,6 +227,58 @@ void remove(pqxx::connection& conn, const Caller& caller, int64_t transcription_
   }
 }
 
+namespace {
+
+// Appends the outcome of attempt `attempt` and settles its hold.
+bool finish_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt, es::NewEvent outcome,
+                    std::optional<double> measured_duration, const Meta& meta) {
+  outcome.metadata = meta.to_json();
+  for (int tries = 1;; ++tries) {
+    pqxx::work txn(conn);
+    const std::string sid = transcription::stream_id(transcription_id);
+    auto tr = transcription::fold(es::EventStore::read_stream(txn, sid));
+    if (!tr.exists || tr.deleted || tr.attempt != attempt || tr.status != transcription::kProcessing) return false;
+    auto acc = load_account(txn, tr.account_id);
+    const std::string hold = transcription::hold_id(transcription_id, attempt);
+    money::Micros charge = tr.last_charge;
+    if (measured_duration) charge = pricing::quote(*measured_duration, acc.plan).charge;
+    std::vector<es::NewEvent> settle = wallet::settle_hold(acc, hold, charge, now());
+    for (auto& e : settle) e.metadata = meta.to_json();
+    std::vector<es::StreamAppend> appends = {{sid, es::ExpectedVersion::exact(tr.version), {outcome}}};
+    if (!settle.empty())
+      appends.push_back({account::stream_id(tr.account_id), es::ExpectedVersion::exact(acc.version), settle});
+    try {
+      es::EventStore::append(txn, appends);
+      txn.commit();
+      return true;
+    } catch (const es::ConcurrencyError&) {
+      if (tries >= kMaxAttempts) throw;
+    }
+  }
+}
+
+}  // namespace
+
+bool complete_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt, const Completion& done,
+                      const Meta& meta) {
+  Json d = {{"transcription_id", transcription_id},
+            {"attempt", attempt},
+            {"duration_seconds", done.duration_seconds},
+            {"detected_language", done.detected_language ? Json(*done.detected_language) : Json(nullptr)},
+            {"title", done.title ? Json(*done.title) : Json(nullptr)},
+            {"artifacts", done.artifacts}};
+  return finish_attempt(conn, transcription_id, attempt, {events::kTranscriptionCompleted, d}, done.duration_seconds,
+                        meta);
+}
+
+bool fail_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt, const std::string& code,
+                  const std::string& message, const Meta& meta) {
+  Json d = {{"transcription_id", transcription_id},
+            {"attempt", attempt},
+            {"error", {{"code", code}, {"message", message}}}};
+  return finish_attempt(conn, transcription_id, attempt, {events::kTranscriptionFailed, d}, std::nullopt, meta);
+}
+
 std::string callback_secret(pqxx::connection& conn, int64_t transcription_id) {
   return "whsec_" + crypto::hmac_sha256_hex(secrets::get(conn, "callback"),
                                             "transcription:" + std::to_string(transcription_id));

@@ -38,6 +38,24 @@ Priced retry(pqxx::connection& conn, const Caller& caller, int64_t transcription
 // its events, and a hold still open is released (the work was not delivered).
 void remove(pqxx::connection& conn, const Caller& caller, int64_t transcription_id);
 
+// Worker side: the end of one attempt. Each settles that attempt's hold and
+// records the outcome in one transaction, and is a no-op (false) when the
+// attempt is no longer current (retried, deleted, or already finished), so a
+// worker that lost its lease cannot settle twice.
+//  - completed: charged for the measured duration, at most what was held;
+//  - failed: the hold is charged in full (the spec: a retry is a new paid
+//    attempt and the original hold is not refunded).
+struct Completion {
+  double duration_seconds = 0;
+  std::optional<std::string> detected_language;
+  std::optional<std::string> title;
+  Json artifacts = Json::object();
+};
+bool complete_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt, const Completion& done,
+                      const Meta& meta);
+bool fail_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt, const std::string& code,
+                  const std::string& message, const Meta& meta);
+
 // The per-request callback secret: deterministic per transcription, so an
 // idempotent replay returns the same value; never stored in an event.
 std::string callback_secret(pqxx::connection& conn, int64_t transcription_id);
