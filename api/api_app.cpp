@@ -156,7 +156,16 @@ void ApiApp::run(std::shared_ptr<RequestContext> ctx, const Route& route, Respon
     }
     if (route.async_handler) {
       ctx->release_db();
-      auto finish_async = [this, ctx, pattern = route.pattern, started, respond](Response r) {
+      auto finish_async = [this, ctx, pattern = route.pattern, started, respond, idem_key](Response r) {
+        if (idem_key) {
+          try {
+            Idempotency::finish(ctx->db(), ctx->principal->idempotency_principal(), *idem_key, r);
+          } catch (const std::exception& err) {
+            log::error("could not store idempotent response",
+                       {{"request_id", ctx->request_id}, {"error", err.what()}});
+          }
+          ctx->release_db();
+        }
         finish(ctx->req, ctx->request_id, pattern, started, std::move(r), respond);
       };
       route.async_handler(ctx, finish_async);

@@ -3,6 +3,8 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <fcntl.h>
+
 #include <condition_variable>
 #include <mutex>
 #include <set>
@@ -178,6 +180,7 @@ void HttpServer::Impl::accept() {
   acceptor->async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
     if (stopping) return;
     if (!ec) {
+      ::fcntl(socket.native_handle(), F_SETFD, FD_CLOEXEC);
       auto s = std::make_shared<Session>(std::move(socket), *this);
       {
         std::lock_guard lock(mu);
@@ -196,6 +199,9 @@ HttpServer::HttpServer(std::string host, uint16_t port, int io_threads, std::siz
   tcp::endpoint ep(net::ip::make_address(host), port);
   impl_->acceptor = std::make_unique<tcp::acceptor>(net::make_strand(impl_->ioc));
   impl_->acceptor->open(ep.protocol());
+  // Child processes (ffmpeg, yt-dlp) must not inherit the listener, or the
+  // port stays open in them after shutdown.
+  ::fcntl(impl_->acceptor->native_handle(), F_SETFD, FD_CLOEXEC);
   impl_->acceptor->set_option(net::socket_base::reuse_address(true));
   impl_->acceptor->bind(ep);
   impl_->acceptor->listen(net::socket_base::max_listen_connections);

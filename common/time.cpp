@@ -1,5 +1,6 @@
 #include "common/time.h"
 
+#include <cctype>
 #include <cstdio>
 #include <ctime>
 
@@ -32,14 +33,27 @@ std::optional<TimePoint> parse_iso8601(const std::string& text) {
   if (std::sscanf(text.c_str(), "%4d-%2d-%2d%c%2d:%2d:%lf%n", &y, &mo, &d, &sep, &h, &mi, &s, &consumed) < 7)
     return std::nullopt;
   if (sep != 'T' && sep != ' ') return std::nullopt;
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s < 0 || s >= 61) return std::nullopt;
+  static const int days_in_month[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  if (mo < 1 || mo > 12 || d < 1 || h > 23 || h < 0 || mi > 59 || mi < 0 || s < 0 || s >= 61) return std::nullopt;
+  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  if (d > days_in_month[mo - 1] + (mo == 2 && leap ? 1 : 0)) return std::nullopt;
   std::string rest = text.substr(static_cast<std::size_t>(consumed));
   int offset_minutes = 0;
   if (rest == "Z" || rest == "z" || rest.empty()) {
     offset_minutes = 0;
   } else if (rest[0] == '+' || rest[0] == '-') {
-    int oh = 0, om = 0;
-    if (std::sscanf(rest.c_str() + 1, "%2d:%2d", &oh, &om) < 1) return std::nullopt;
+    // +HH:MM, +HHMM or +HH; anything else is refused rather than guessed at.
+    std::string digits;
+    for (std::size_t i = 1; i < rest.size(); ++i) {
+      if (rest[i] == ':' && i == 3) continue;
+      if (!std::isdigit(static_cast<unsigned char>(rest[i]))) return std::nullopt;
+      digits.push_back(rest[i]);
+    }
+    if (digits.size() != 2 && digits.size() != 4) return std::nullopt;
+    if (rest.find(':') != std::string::npos && digits.size() != 4) return std::nullopt;
+    int oh = std::stoi(digits.substr(0, 2));
+    int om = digits.size() == 4 ? std::stoi(digits.substr(2, 2)) : 0;
+    if (oh > 23 || om > 59) return std::nullopt;
     offset_minutes = (oh * 60 + om) * (rest[0] == '-' ? -1 : 1);
   } else {
     return std::nullopt;
