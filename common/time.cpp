@@ -34,7 +34,7 @@ std::optional<TimePoint> parse_iso8601(const std::string& text) {
     return std::nullopt;
   if (sep != 'T' && sep != ' ') return std::nullopt;
   static const int days_in_month[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  if (mo < 1 || mo > 12 || d < 1 || h > 23 || h < 0 || mi > 59 || mi < 0 || s < 0 || s >= 61) return std::nullopt;
+  if (mo < 1 || mo > 12 || d < 1 || h > 23 || h < 0 || mi > 59 || mi < 0 || !(s >= 0 && s < 61)) return std::nullopt;
   bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
   if (d > days_in_month[mo - 1] + (mo == 2 && leap ? 1 : 0)) return std::nullopt;
   std::string rest = text.substr(static_cast<std::size_t>(consumed));

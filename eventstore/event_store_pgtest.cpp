@@ -265,8 +265,16 @@ TEST_F(EventStoreTest, ReadAllNeverPassesAnUncommittedAppend) {
   auto c_other = connect();
   auto reader = connect();
 
+  // The current checkpoint of a caught-up reader.
   GlobalPosition head;
-  drain(*reader, head);  // the current checkpoint
+  {
+    pqxx::read_transaction txn(*reader);
+    auto r = txn.exec(
+        "select tx::text, position from events e where e.tx < pg_snapshot_xmin(pg_current_snapshot()) "
+        "order by e.tx desc, e.position desc limit 1");
+    if (!r.empty()) head = GlobalPosition{std::stoull(r[0][0].c_str()), r[0][1].as<int64_t>()};
+  }
+  drain(*reader, head);
 
   const std::string prefix = unique("es-xmin");
   const std::string sa = prefix + "-a";
@@ -440,6 +448,27 @@ TEST_F(EventStoreTest, EventsCannotBeUpdatedDeletedOrTruncated) {
   EXPECT_EQ(stored[0].data, (Json{{"n", 1}}));
   EXPECT_EQ(stored[1].data, (Json{{"n", 2}}));
   EXPECT_EQ(stored[1].version, 2);
+}
+
+// Redaction "may only replace `data` and set `redacted_at`"
+// (migrations/001_eventstore.sql): the metadata (principal, request and
+// causation ids) is part of the audit trail and must not be rewritable.
+TEST_F(EventStoreTest, RedactionCannotRewriteMetadata) {
+  auto conn = connect();
+  const std::string s = unique("es-redact-meta");
+  append_committed(*conn, s, ExpectedVersion::no_stream(), {ev("A", 1)});
+  {
+    pqxx::work txn(*conn);
+    txn.exec("set local scribe.redaction = 'on'");
+    EXPECT_EQ(sqlstate_of([&] {
+                txn.exec_params(
+                    "update events set metadata = '{\"principal\": \"someone else\"}'::jsonb, redacted_at = now() "
+                    "where stream_id = $1",
+                    s);
+              }),
+              "SC003");
+  }
+  EXPECT_EQ(read_stream(*conn, s).at(0).metadata, (Json{{"principal", "test"}}));
 }
 
 TEST_F(EventStoreTest, RedactStreamReplacesDataOnly) {

@@ -1,5 +1,7 @@
 // Writes the `transcriptions` and `jobs` tables (inline): the rows GET and
-// list read, and the queue workers claim from.
+// list read, and the queue workers claim from. Events of a deleted
+// transcription are redacted down to their billing fields, so a rebuild must
+// read every other field as optional.
 #include "common/db.h"
 #include "domain/events.h"
 #include "domain/transcription.h"
@@ -76,7 +78,7 @@ class TranscriptionsProjection final : public Projection {
                         d.at("source").get<std::string>(), opt_string(d, "url"), opt_string(d, "upload_id"),
                         opt_string(d, "original_filename"), opt_string(d, "title"),
                         d.at("language").get<std::string>(), d.at("pipeline_code").get<std::string>(),
-                        d.at("addons").dump(), opt_string(d, "client_reference"), opt_string(d, "callback_url"),
+                        d.value("addons", Json::array()).dump(), opt_string(d, "client_reference"), opt_string(d, "callback_url"),
                         opt_number(d, "duration_seconds"), d.at("billed_seconds").get<int64_t>(),
                         d.at("charge_micros").get<int64_t>(), opt_string(d, "hold_id"),
                         created ? std::nullopt : opt_string(d, "expires_at"), e.recorded_at);
@@ -97,7 +99,7 @@ class TranscriptionsProjection final : public Projection {
       txn.exec_prepared(kDequeue.name, id);
     } else if (e.type == events::kTranscriptionFailed) {
       const int64_t id = d.at("transcription_id").get<int64_t>();
-      txn.exec_prepared(kFailed.name, id, d.at("error").dump(), e.recorded_at);
+      txn.exec_prepared(kFailed.name, id, d.value("error", Json(nullptr)).dump(), e.recorded_at);
       txn.exec_prepared(kDequeue.name, id);
     } else if (e.type == events::kTranscriptionDeleted) {
       const int64_t id = d.at("transcription_id").get<int64_t>();
