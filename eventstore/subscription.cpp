@@ -8,7 +8,7 @@
 namespace scribe::es {
 
 Subscription::Subscription(std::string database_url, GlobalPosition from, Handler handler, int batch_size)
-    : url_(std::move(database_url)), tx_(from.tx), pos_(from.position), handler_(std::move(handler)),
+    : url_(std::move(database_url)), position_(from), handler_(std::move(handler)),
       batch_size_(batch_size) {}
 
 Subscription::~Subscription() { stop(); }
@@ -20,7 +20,10 @@ void Subscription::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-GlobalPosition Subscription::position() const { return {tx_.load(), pos_.load()}; }
+GlobalPosition Subscription::position() const {
+  std::lock_guard lock(mu_);
+  return position_;
+}
 
 void Subscription::run() {
   while (!stop_) {
@@ -35,8 +38,8 @@ void Subscription::run() {
         }
         for (const auto& e : batch) {
           handler_(e);
-          tx_ = e.global.tx;
-          pos_ = e.global.position;
+          std::lock_guard lock(mu_);
+          position_ = e.global;
         }
         if (static_cast<int>(batch.size()) == batch_size_) continue;  // still catching up
         conn->await_notification(0, 200000);

@@ -1,6 +1,7 @@
 #pragma once
 #include <atomic>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -30,8 +31,8 @@ class Subscription {
   void run();
 
   std::string url_;
-  std::atomic<uint64_t> tx_;
-  std::atomic<int64_t> pos_;
+  mutable std::mutex mu_;  // guards position_, read by other threads as one pair
+  GlobalPosition position_;
   Handler handler_;
   int batch_size_;
   std::atomic<bool> stop_{false};
