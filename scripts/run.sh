@@ -35,6 +35,6 @@ MSG
 else
   account=$(cat "$data/demo-account")
   echo "demo account $account exists; its key was printed on the first run."
-  echo "new key: $bin admin key create --account $account"
+  echo "new key: SCRIBE_DATABASE_URL=$SCRIBE_DATABASE_URL $bin admin key create --account $account"
 fi
 exec $bin serve --host 127.0.0.1 --port "${SCRIBE_PORT:-8080}"
