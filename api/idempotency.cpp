@@ -1,5 +1,6 @@
 #include "api/idempotency.h"
 
+#include "api/params.h"
 #include "common/crypto.h"
 #include "common/db.h"
 #include "domain/limits.h"
@@ -40,6 +41,7 @@ void Idempotency::validate_key(const std::string& key) {
                                                 std::to_string(limits::kIdempotencyKeyMaxLength) + " characters");
   for (unsigned char c : key)
     if (c < 0x20 || c == 0x7f) throw Error::invalid("Idempotency-Key", "Idempotency-Key has control characters");
+  if (!is_valid_utf8(key)) throw Error::invalid("Idempotency-Key", "Idempotency-Key is not UTF-8");
 }
 
 Idempotency::Outcome Idempotency::begin(pqxx::connection& conn, const std::string& principal,

@@ -30,6 +30,19 @@ bool has_control_chars(const std::string& s) {
 
 }  // namespace
 
+bool is_valid_utf8(const std::string& s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (len == 0 || i + len > s.size() || (len == 2 && c < 0xC2) || (len == 4 && c > 0xF4)) return false;
+    for (std::size_t j = 1; j < len; ++j)
+      if ((static_cast<unsigned char>(s[i + j]) & 0xC0) != 0x80) return false;
+    i += len;
+  }
+  return true;
+}
+
 JsonBody JsonBody::parse(const Request& req, bool empty_ok) {
   bool blank = req.body.find_first_not_of(" \t\r\n") == std::string::npos;
   if (blank) {
@@ -59,6 +72,8 @@ std::optional<std::string> JsonBody::string(const std::string& field, bool requi
   if (!v) return std::nullopt;
   if (!v->is_string()) throw Error::invalid(field, field + " must be a string");
   std::string s = v->get<std::string>();
+  // PostgreSQL cannot store U+0000 in text or jsonb.
+  if (s.find('\0') != std::string::npos) throw Error::invalid(field, field + " must not contain NUL characters");
   if (s.size() < min_len || s.size() > max_len)
     throw Error::invalid(field, field + " must be " + std::to_string(min_len) + "-" + std::to_string(max_len) +
                                     " characters");
@@ -131,8 +146,8 @@ std::optional<std::string> QueryParams::string(const std::string& name, std::siz
     if (found) throw Error::invalid(name, name + " is given more than once");
     found = v;
   }
-  if (found && (found->size() > max_len || has_control_chars(*found)))
-    throw Error::invalid(name, name + " is too long or has control characters");
+  if (found && (found->size() > max_len || has_control_chars(*found) || !is_valid_utf8(*found)))
+    throw Error::invalid(name, name + " is too long, has control characters or is not UTF-8");
   return found;
 }
 

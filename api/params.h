@@ -58,4 +58,7 @@ class QueryParams {
   const Request& req_;
 };
 
+// True when `s` is well-formed UTF-8 (what PostgreSQL text columns accept).
+bool is_valid_utf8(const std::string& s);
+
 }  // namespace scribe::api

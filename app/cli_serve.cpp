@@ -1,5 +1,6 @@
 // `scribe serve` and `scribe worker`.
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <thread>
@@ -12,6 +13,8 @@
 #include "eventstore/event_store.h"
 #include "eventstore/subscription.h"
 #include "app/cli.h"
+#include "common/url_policy.h"
+#include "pipeline/media_probe.h"
 #include "common/log.h"
 #include "domain/limits.h"
 #include "eventstore/migrator.h"
@@ -66,14 +69,34 @@ std::vector<std::unique_ptr<projections::ProjectionRunner>> start_projectors(con
   return runners;
 }
 
-// Link sources: the URL policy and the media probe (pipeline/media_probe.h).
+// Link sources: the URL policy and the media probe. The preview step (probe
+// inside POST /transcriptions and /quotes) is bounded by the spec's 45 s; past
+// that it is 503 internal_error with retry_after, nothing started or charged.
 void wire_media(api::Services& services) {
-  services.check_url = [](const std::string& url, const std::string& field) {
-    if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
-      throw Error::invalid(field, field + " must be an http(s) URL");
-  };
-  services.probe = [](const std::string&, const std::string&) -> api::ProbedMedia {
-    throw Error("probe_runtime_misconfigured", "media probing is not available");
+  auto policy = UrlPolicy::from_env();
+  services.check_url = [policy](const std::string& url, const std::string& field) { policy.check(url, field); };
+  auto options = pipeline::MediaProbeOptions::from_env();
+  const auto preview = std::chrono::seconds(limits::kPreviewStepTimeoutSeconds);
+  options.download.total_timeout = std::min(options.download.total_timeout, preview);
+  options.ytdlp_timeout = std::min(options.ytdlp_timeout, preview);
+  options.ffprobe_timeout = std::min(options.ffprobe_timeout, preview);
+  auto work_dir = std::filesystem::temp_directory_path() / "scribe-probe";
+  std::filesystem::create_directories(work_dir);
+  auto probe = std::make_shared<pipeline::MediaProbe>(policy, work_dir.string(), options);
+  services.probe = [probe, preview](const std::string& source, const std::string& url) -> api::ProbedMedia {
+    auto started = std::chrono::steady_clock::now();
+    try {
+      auto result = probe->probe(source, url);
+      // The pipeline fetches the media itself when the job runs; the preview
+      // keeps only what it measured.
+      if (!result.local_path.empty()) std::filesystem::remove(result.local_path);
+      return {result.duration_seconds, result.title};
+    } catch (const Error& err) {
+      if (err.http_status() >= 500 && std::chrono::steady_clock::now() - started >= preview - std::chrono::seconds(1))
+        throw Error("internal_error", "looking up the link took longer than 45 s; nothing was started or charged",
+                    {{"retry_after", 30}}, 503);
+      throw;
+    }
   };
 }
 

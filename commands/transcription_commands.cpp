@@ -54,10 +54,9 @@ void check_fair_use(const account::State& acc, int64_t billed_seconds, TimePoint
               {{"retry_after", wait}});
 }
 
-void check_backlog(pqxx::connection& conn, const account::State& acc) {
+void check_backlog(pqxx::transaction_base& txn, const account::State& acc) {
   auto limits = plans::limits_of(acc.plan);
   if (!limits.max_queued) return;
-  pqxx::nontransaction txn(conn);
   int64_t queued = txn.exec_prepared1(kQueued.name, acc.id)[0].as<int64_t>();
   if (queued >= *limits.max_queued)
     throw Error("queue_full", "this account already has " + std::to_string(queued) + " jobs waiting",
@@ -72,7 +71,7 @@ struct Accepted {
   std::vector<es::NewEvent> account_events;
 };
 
-Accepted accept(pqxx::connection& conn, pqxx::work& txn, const Caller& caller, int64_t transcription_id,
+Accepted accept(pqxx::work& txn, const Caller& caller, int64_t transcription_id,
                 int attempt, double duration_seconds, std::optional<money::Micros> max_charge, bool check_length) {
   Accepted a;
   a.account = load_account(txn, caller.account_id);
@@ -82,7 +81,7 @@ Accepted accept(pqxx::connection& conn, pqxx::work& txn, const Caller& caller, i
   transcription::check_max_charge(max_charge, a.price.charge);
   TimePoint at = now();
   check_fair_use(a.account, a.price.billed_seconds, at);
-  check_backlog(conn, a.account);
+  check_backlog(txn, a.account);
   std::optional<money::Micros> cap;
   if (caller.key_id)
     if (auto k = a.account.keys.find(*caller.key_id); k != a.account.keys.end()) cap = k->second.monthly_cap;
@@ -137,7 +136,7 @@ Priced create(pqxx::connection& conn, const Caller& caller, const transcription:
   const int64_t id = next_transcription_id(conn);
   for (int attempt = 1;; ++attempt) {
     pqxx::work txn(conn);
-    Accepted a = accept(conn, txn, caller, id, 1, *req.duration_seconds, req.max_charge, true);
+    Accepted a = accept(txn, caller, id, 1, *req.duration_seconds, req.max_charge, true);
     std::vector<es::NewEvent> tr = {transcription::created(id, caller.account_id, caller.key_id, req,
                                                            a.price.billed_seconds, a.price.charge,
                                                            transcription::hold_id(id, 1))};
@@ -167,7 +166,7 @@ Priced retry(pqxx::connection& conn, const Caller& caller, int64_t transcription
                   {{"status", tr.status}});
     const int next = tr.attempt + 1;
     // The plan's length cap was checked when the transcription was accepted.
-    Accepted a = accept(conn, txn, caller, transcription_id, next, tr.duration_seconds, max_charge, false);
+    Accepted a = accept(txn, caller, transcription_id, next, tr.duration_seconds, max_charge, false);
     std::vector<es::NewEvent> tev = {transcription::retried(tr, a.price.billed_seconds, a.price.charge,
                                                             transcription::hold_id(transcription_id, next))};
     stamp(tev, caller.meta);
@@ -244,7 +243,13 @@ bool finish_attempt(pqxx::connection& conn, int64_t transcription_id, int attemp
     if (measured_duration) charge = pricing::quote(*measured_duration, acc.plan).charge;
     std::vector<es::NewEvent> settle = wallet::settle_hold(acc, hold, charge, now());
     for (auto& e : settle) e.metadata = meta.to_json();
-    std::vector<es::StreamAppend> appends = {{sid, es::ExpectedVersion::exact(tr.version), {outcome}}};
+    // The outcome records what was really charged, so reads show the charge
+    // rather than the hold.
+    es::NewEvent recorded = outcome;
+    recorded.data["charge_micros"] = settle.empty() ? 0 : settle.front().data.at("charged_micros").get<int64_t>();
+    if (measured_duration)
+      recorded.data["billed_seconds"] = pricing::billed_seconds(*measured_duration);
+    std::vector<es::StreamAppend> appends = {{sid, es::ExpectedVersion::exact(tr.version), {recorded}}};
     if (!settle.empty())
       appends.push_back({account::stream_id(tr.account_id), es::ExpectedVersion::exact(acc.version), settle});
     try {

@@ -18,6 +18,13 @@ bool has_control_chars(const std::string& s) {
   return false;
 }
 
+// Characters (code points) of UTF-8 text: the spec's lengths count characters.
+std::size_t utf8_length(const std::string& s) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
 Json opt(const std::optional<std::string>& v) { return v ? Json(*v) : Json(nullptr); }
 
 Json request_json(const Request& r) {
@@ -142,7 +149,7 @@ void check_request(const Request& r) {
                 {{"field", "addons"}});
   if (r.client_reference &&
       (r.client_reference->empty() ||
-       r.client_reference->size() > static_cast<std::size_t>(limits::kClientReferenceMaxLength) ||
+       utf8_length(*r.client_reference) > static_cast<std::size_t>(limits::kClientReferenceMaxLength) ||
        has_control_chars(*r.client_reference)))
     throw Error::invalid("client_reference", "client_reference must be 1-200 characters without control characters");
 }

@@ -37,11 +37,13 @@ const db::Statement kCompleted{"transcriptions.completed",
                                "completed_at = $2::timestamptz, updated_at = $2::timestamptz, "
                                "duration_seconds = coalesce($3, duration_seconds), "
                                "detected_language = coalesce($4, detected_language), title = coalesce($5, title), "
-                               "processing_started_at = coalesce(processing_started_at, $2::timestamptz) "
-                               "where id = $1"};
+                               "processing_started_at = coalesce(processing_started_at, $2::timestamptz), "
+                               "charge_micros = coalesce($6, charge_micros), "
+                               "billed_seconds = coalesce($7, billed_seconds) where id = $1"};
 const db::Statement kFailed{"transcriptions.failed",
                             "update transcriptions set status = 'failed', stage = 'failed', error = $2::jsonb, "
-                            "completed_at = $3::timestamptz, updated_at = $3::timestamptz where id = $1"};
+                            "completed_at = $3::timestamptz, updated_at = $3::timestamptz, "
+                            "charge_micros = coalesce($4, charge_micros) where id = $1"};
 const db::Statement kDelete{"transcriptions.delete", "delete from transcriptions where id = $1"};
 const db::Statement kEnqueue{"jobs.enqueue",
                              "insert into jobs(transcription_id, attempt, account_id, enqueued_at) "
@@ -95,11 +97,13 @@ class TranscriptionsProjection final : public Projection {
     } else if (e.type == events::kTranscriptionCompleted) {
       const int64_t id = d.at("transcription_id").get<int64_t>();
       txn.exec_prepared(kCompleted.name, id, e.recorded_at, opt_number(d, "duration_seconds"),
-                        opt_string(d, "detected_language"), opt_string(d, "title"));
+                        opt_string(d, "detected_language"), opt_string(d, "title"), opt_int(d, "charge_micros"),
+                        opt_int(d, "billed_seconds"));
       txn.exec_prepared(kDequeue.name, id);
     } else if (e.type == events::kTranscriptionFailed) {
       const int64_t id = d.at("transcription_id").get<int64_t>();
-      txn.exec_prepared(kFailed.name, id, d.value("error", Json(nullptr)).dump(), e.recorded_at);
+      txn.exec_prepared(kFailed.name, id, d.value("error", Json(nullptr)).dump(), e.recorded_at,
+                        opt_int(d, "charge_micros"));
       txn.exec_prepared(kDequeue.name, id);
     } else if (e.type == events::kTranscriptionDeleted) {
       const int64_t id = d.at("transcription_id").get<int64_t>();

@@ -12,6 +12,8 @@ scripts/build.sh release
 scripts/build.sh asan
 
 pgdir=$(mktemp -d /tmp/scribe-test-pg.XXXXXX)
+# The cluster runs as the postgres user when we are root: it must reach its directory.
+chmod 755 "$pgdir"
 port=${SCRIBE_TEST_PG_PORT:-55432}
 cleanup() { scripts/pg.sh stop "$pgdir/data"; rm -rf "$pgdir"; }
 trap cleanup EXIT

@@ -124,7 +124,8 @@ Response ListTranscriptionsHandler::handle(RequestContext& ctx) {
     before = static_cast<int64_t>(std::stoull(cursor->substr(1), nullptr, 16));
   }
   bool api_only = q.boolean("api_only", false);
-  auto client_reference = q.string("client_reference", limits::kClientReferenceMaxLength);
+  // Up to 200 characters of UTF-8 (4 bytes each at most).
+  auto client_reference = q.string("client_reference", 4 * limits::kClientReferenceMaxLength);
   pqxx::read_transaction txn(ctx.db());
   auto rows = list_transcriptions(txn, ctx.caller().account_id, before, client_reference, api_only, limit + 1);
   Json next = nullptr;

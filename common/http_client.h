@@ -1,0 +1,93 @@
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/url_policy.h"
+#include "domain/limits.h"
+
+// The project's one outbound HTTP client (libcurl): media downloads and webhook
+// deliveries. Every URL, every redirect hop and every connected address goes
+// through the UrlPolicy; only http and https; no proxy from the environment.
+namespace scribe {
+
+// A transport failure, kept apart from scribe::Error so that each caller maps
+// it to its own contract (media probe codes, webhook retry).
+class HttpError : public std::runtime_error {
+ public:
+  enum class Kind {
+    kRefused,           // URL policy refused the URL, a redirect target or the connected address
+    kUnreachable,       // DNS failure, connection refused/reset, TLS failure
+    kTimeout,           // overall time limit or low-speed abort
+    kTooLarge,          // body larger than the limit
+    kTooManyRedirects,  // more hops than allowed
+    kBadRedirect,       // 3xx without a usable Location
+    kLocalIo,           // could not write the destination file
+  };
+  HttpError(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  Kind kind() const { return kind_; }
+
+ private:
+  Kind kind_;
+};
+
+struct DownloadLimits {
+  int64_t max_bytes = limits::kMaxUploadBytes;
+  std::chrono::seconds total_timeout{600};    // all hops together
+  std::chrono::seconds connect_timeout{20};
+  long low_speed_bytes_per_second = 1024;     // abort when slower than this …
+  std::chrono::seconds low_speed_window{60};  // … for this long
+  int max_redirects = 5;
+};
+
+struct HttpResponse {
+  long status = 0;
+  std::map<std::string, std::string> headers;  // names lower-cased; last value wins
+  std::string body;                            // capped (see post)
+  std::string final_url;                       // the URL that produced this response
+  // Retry-After in seconds (delta-seconds or HTTP date), when present.
+  std::optional<int> retry_after_seconds() const;
+};
+
+struct DownloadResult {
+  long status = 0;          // the final response's status
+  std::string final_url;    // after redirects
+  int64_t bytes = 0;        // written to the file (2xx only)
+  std::string content_type;
+  std::optional<int> retry_after;  // Retry-After of a non-2xx final response, seconds
+  std::map<std::string, std::string> headers;
+  bool ok() const { return status >= 200 && status < 300; }
+};
+
+class HttpClient {
+ public:
+  explicit HttpClient(UrlPolicy policy, std::string user_agent = "scribe/1");
+
+  // GETs `url` into `path` (created or truncated), following at most
+  // limits.max_redirects redirects by hand, each hop re-checked by the policy.
+  // A non-2xx final status is returned (the file is then left empty); transport
+  // failures and limit violations throw HttpError. The file is removed on throw.
+  DownloadResult download(const std::string& url, const std::string& path,
+                          const DownloadLimits& limits = {}) const;
+
+  // POSTs `body` with `headers` ({name, value}); does not follow redirects.
+  // The response body is kept up to 64 KiB. Throws HttpError on transport failure.
+  HttpResponse post(const std::string& url, const std::vector<std::pair<std::string, std::string>>& headers,
+                    const std::string& body, std::chrono::milliseconds timeout) const;
+
+  const UrlPolicy& policy() const { return policy_; }
+
+ private:
+  UrlPolicy policy_;
+  std::string user_agent_;
+};
+
+// Parses a Retry-After value (delta-seconds or an HTTP date) into seconds from now.
+std::optional<int> parse_retry_after(const std::string& value);
+
+}  // namespace scribe
