@@ -45,7 +45,7 @@ std::vector<es::RecordedEvent> execute_on_account(
     try {
       auto recorded = es::EventStore::append(txn, account::stream_id(account_id),
                                              es::ExpectedVersion::exact(state.version), std::move(events));
-      txn.commit();
+      es::EventStore::commit(txn);
       return recorded;
     } catch (const es::ConcurrencyError&) {
       if (attempt >= kMaxAttempts) throw Error("internal_error", "account is too busy; retry the request");
@@ -64,7 +64,7 @@ int64_t open_account(pqxx::connection& conn, const std::string& email, plans::Ti
   for (auto& e : events) e.metadata = meta.to_json();
   pqxx::work txn(conn);
   es::EventStore::append(txn, account::stream_id(id), es::ExpectedVersion::no_stream(), std::move(events));
-  txn.commit();
+  es::EventStore::commit(txn);
   return id;
 }
 

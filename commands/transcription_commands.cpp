@@ -124,7 +124,7 @@ Priced quote(pqxx::connection& conn, const Caller& caller, const transcription::
   stamp(events, caller.meta);
   pqxx::work txn(conn);
   es::EventStore::append(txn, transcription::stream_id(id), es::ExpectedVersion::no_stream(), std::move(events));
-  txn.commit();
+  es::EventStore::commit(txn);
   Priced p = priced(id, *req.duration_seconds, q, acc.plan);
   p.expires_at = expires;
   return p;
@@ -147,7 +147,7 @@ Priced create(pqxx::connection& conn, const Caller& caller, const transcription:
           txn, {{account::stream_id(caller.account_id), es::ExpectedVersion::exact(a.account.version),
                  std::move(a.account_events)},
                 {transcription::stream_id(id), es::ExpectedVersion::no_stream(), std::move(tr)}});
-      txn.commit();
+      es::EventStore::commit(txn);
       return priced(id, *req.duration_seconds, a.price, a.account.plan);
     } catch (const es::ConcurrencyError&) {
       if (attempt >= kMaxAttempts) throw Error("internal_error", "the account is too busy; retry the request");
@@ -177,7 +177,7 @@ Priced retry(pqxx::connection& conn, const Caller& caller, int64_t transcription
                  std::move(a.account_events)},
                 {transcription::stream_id(transcription_id), es::ExpectedVersion::exact(tr.version),
                  std::move(tev)}});
-      txn.commit();
+      es::EventStore::commit(txn);
       return priced(transcription_id, tr.duration_seconds, a.price, a.account.plan);
     } catch (const es::ConcurrencyError&) {
       if (attempt >= kMaxAttempts) throw Error("internal_error", "the account is too busy; retry the request");
@@ -218,7 +218,7 @@ void remove(pqxx::connection& conn, const Caller& caller, int64_t transcription_
         out["redacted"] = true;
         return out;
       });
-      txn.commit();
+      es::EventStore::commit(txn);
       return;
     } catch (const es::ConcurrencyError&) {
       if (attempt >= kMaxAttempts) throw Error("internal_error", "the transcription is busy; retry the request");
@@ -254,7 +254,7 @@ bool finish_attempt(pqxx::connection& conn, int64_t transcription_id, int attemp
       appends.push_back({account::stream_id(tr.account_id), es::ExpectedVersion::exact(acc.version), settle});
     try {
       es::EventStore::append(txn, appends);
-      txn.commit();
+      es::EventStore::commit(txn);
       return true;
     } catch (const es::ConcurrencyError&) {
       if (tries >= kMaxAttempts) throw;

@@ -142,6 +142,17 @@ std::vector<RecordedEvent> EventStore::read_all_unbounded(pqxx::transaction_base
   return rows_to_events(txn.exec_prepared(kReadAllUnbounded.name, std::to_string(after.tx), after.position, limit));
 }
 
+void EventStore::commit(pqxx::work& txn) {
+  auto& conn = txn.conn();
+  txn.commit();
+  try {
+    pqxx::nontransaction notify(conn);
+    notify.exec0("notify scribe_events");
+  } catch (const std::exception&) {
+    // The events are committed; subscribers will find them on their next poll.
+  }
+}
+
 GlobalPosition EventStore::head(pqxx::transaction_base& txn) {
   auto res = txn.exec_prepared(kHead.name);
   if (res.empty()) return {};

@@ -35,6 +35,10 @@ class EventStore {
   static std::vector<RecordedEvent> append(pqxx::work& txn, const std::string& stream_id,
                                            ExpectedVersion expected, std::vector<NewEvent> events);
 
+  // Commits an appending transaction, then wakes subscribers (NOTIFY
+  // scribe_events) outside it; see migrations/006_notify_after_commit.sql.
+  static void commit(pqxx::work& txn);
+
   static std::vector<RecordedEvent> read_stream(pqxx::transaction_base& txn, const std::string& stream_id,
                                                 int64_t after_version = 0);
   // Events after `after` in global order, at most `limit`, never one that a

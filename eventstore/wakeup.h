@@ -3,9 +3,10 @@
 
 namespace scribe::es {
 
-// LISTENs on `scribe_events` for as long as it lives. Appends NOTIFY at commit
-// (a trigger on the events table), so `conn.await_notification()` wakes as
-// soon as new events are readable; the wake-up is all we need, so the body is empty.
+// LISTENs on `scribe_events` for as long as it lives. Appenders NOTIFY right
+// after they commit (EventStore::commit), so `conn.await_notification()` wakes
+// as soon as new events are readable; the wake-up is all we need, so the body
+// is empty.
 class EventsWakeup final : public pqxx::notification_receiver {
  public:
   explicit EventsWakeup(pqxx::connection_base& c) : pqxx::notification_receiver(c, "scribe_events") {}
