@@ -82,14 +82,7 @@ void apply(State& s, const std::string& type, const Json& d) {
   }
 }
 
-State fold(const std::vector<es::RecordedEvent>& events) {
-  State s;
-  for (const auto& e : events) {
-    apply(s, e.type, e.data);
-    s.version = e.version;
-  }
-  return s;
-}
+State fold(const std::vector<es::RecordedEvent>& events) { return es::fold<State>(events, apply); }
 
 std::vector<es::NewEvent> open(int64_t account_id, const std::string& email, plans::Tier plan) {
   if (email.empty() || email.size() > 254 || email.find('@') == std::string::npos)

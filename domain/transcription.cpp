@@ -90,14 +90,7 @@ void apply(State& s, const std::string& type, const Json& d) {
   }
 }
 
-State fold(const std::vector<es::RecordedEvent>& events) {
-  State s;
-  for (const auto& e : events) {
-    apply(s, e.type, e.data);
-    s.version = e.version;
-  }
-  return s;
-}
+State fold(const std::vector<es::RecordedEvent>& events) { return es::fold<State>(events, apply); }
 
 std::optional<std::string> normalize_upload_id(const std::string& raw) {
   auto alnum = [](const std::string& s) {

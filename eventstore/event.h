@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/json.h"
 
@@ -39,5 +40,17 @@ struct ExpectedVersion {
   static ExpectedVersion no_stream() { return {-1}; }
   static ExpectedVersion exact(int64_t v) { return {v}; }
 };
+
+// Folds a stream into an aggregate's state with its `apply(state, type, data)`,
+// recording the version reached (the expected version of the next append).
+template <typename State, typename Apply>
+State fold(const std::vector<RecordedEvent>& events, Apply apply) {
+  State s;
+  for (const auto& e : events) {
+    apply(s, e.type, e.data);
+    s.version = e.version;
+  }
+  return s;
+}
 
 }  // namespace scribe::es
