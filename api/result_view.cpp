@@ -1,10 +1,32 @@
 #include "api/result_view.h"
 
 #include "api/transcription_view.h"
+#include "common/db.h"
 #include "common/error.h"
 #include "domain/limits.h"
 
 namespace scribe::api {
+namespace {
+
+const db::Statement kSegmentsPage{"result.segments_page",
+                                  "select id, segment_index, start_ms, end_ms, speaker, text from segments "
+                                  "where transcription_id = $1 order by segment_index offset $2 limit $3"};
+const db::Statement kSegmentsTotal{"result.segments_total",
+                                   "select count(*) from segments where transcription_id = $1"};
+
+Json segment_json(const pqxx::row& r) {
+  const int64_t start_ms = r[2].as<int64_t>(), end_ms = r[3].as<int64_t>();
+  return {{"id", r[0].as<int64_t>()},
+          {"segment_index", r[1].as<int>()},
+          {"start_seconds", start_ms / 1000.0},
+          {"end_seconds", end_ms / 1000.0},
+          {"start_ms", start_ms},
+          {"end_ms", end_ms},
+          {"speaker", r[4].is_null() ? Json(nullptr) : Json(r[4].as<std::string>())},
+          {"text", r[5].as<std::string>()}};
+}
+
+}  // namespace
 
 ResultOptions parse_result_options(const QueryParams& q, const std::set<std::string>& fallback) {
   static const std::set<std::string> known = {"chapters", "acts", "sections", "qna", "segments", "posting_chapters"};
@@ -43,9 +65,9 @@ std::optional<Json> result_body(pqxx::transaction_base& txn, int64_t account_id,
                                 const ResultOptions& o) {
   auto body = load_transcription(txn, account_id, id);
   if (!body) return std::nullopt;
-  // Enrichment (chapters, acts, sections, Q&A, posting chapters) and segments
-  // are produced by the speech pipeline; until a transcription has them, the
-  // arrays are genuinely empty.
+  // Segments come from the speech pipeline's read model. Enrichment
+  // (chapters, acts, sections, Q&A, posting chapters) is not produced yet, so
+  // those arrays are genuinely empty.
   Json included = Json::array();
   for (const auto& name : o.include) {
     included.push_back(name);
@@ -55,9 +77,20 @@ std::optional<Json> result_body(pqxx::transaction_base& txn, int64_t account_id,
       (*body)[name] = Json::array();
     }
   }
-  if (o.include.count("segments"))
-    (*body)["segments_meta"] = {
-        {"offset", o.segments_offset}, {"limit", o.segments_limit}, {"total", 0}, {"has_more", false}};
+  if (o.include.count("segments")) {
+    Json segs = Json::array();
+    int64_t total = 0;
+    if ((*body).value("status", "") == "completed") {
+      for (const auto& r : txn.exec_prepared(kSegmentsPage.name, id, o.segments_offset, o.segments_limit))
+        segs.push_back(segment_json(r));
+      total = txn.exec_prepared1(kSegmentsTotal.name, id)[0].as<int64_t>();
+    }
+    (*body)["segments"] = std::move(segs);
+    (*body)["segments_meta"] = {{"offset", o.segments_offset},
+                                {"limit", o.segments_limit},
+                                {"total", total},
+                                {"has_more", o.segments_offset + static_cast<int64_t>((*body)["segments"].size()) < total}};
+  }
   (*body)["included"] = included;
   return body;
 }

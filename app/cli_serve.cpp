@@ -15,6 +15,10 @@
 #include "app/cli.h"
 #include "common/url_policy.h"
 #include "pipeline/media_probe.h"
+#include "domain/pipelines.h"
+#include "pipeline/openai_asr_engine.h"
+#include "pipeline/pocketsphinx_engine.h"
+#include "pipeline/worker.h"
 #include "common/log.h"
 #include "domain/limits.h"
 #include "eventstore/migrator.h"
@@ -38,16 +42,24 @@ const char* kServeHelp =
     "  --db-pool N          database connections and worker threads (env SCRIBE_DB_POOL, default 8)\n"
     "  --rate-limit N       requests per minute per key (env SCRIBE_RATE_LIMIT_PER_MINUTE, default 60)\n"
     "  --no-projectors      do not run the asynchronous projectors in this process\n"
-    "  --no-migrate         do not apply pending migrations at start\n";
+    "  --no-workers         do not run pipeline workers in this process\n"
+    "  --no-migrate         do not apply pending migrations at start\n"
+    "\n"
+    "Pipeline workers (also in `scribe worker`): SCRIBE_WORKER_SLOTS (jobs at once,\n"
+    "default 1), SCRIBE_ASR_THREADS (decoding threads per job, default one per core),\n"
+    "SCRIBE_WORKER_LEASE_SECONDS (default 60), SCRIBE_OBJECT_STORE_DIR (artifacts).\n";
 
 const char* kWorkerHelp =
     "usage: scribe worker [options]\n"
     "\n"
-    "Runs the background roles without HTTP: today the asynchronous projectors.\n"
-    "Several workers may run against one database; each projection is advanced by\n"
-    "one process at a time.\n"
+    "Runs the background roles without HTTP: the asynchronous projectors and the\n"
+    "pipeline workers. Several workers may run against one database; each\n"
+    "projection is advanced by one process at a time, and each job is claimed by\n"
+    "one worker under a lease (a killed worker's job is taken again when its lease\n"
+    "expires).\n"
     "\n"
-    "options:\n";
+    "options:\n"
+    "  --no-projectors      do not run the asynchronous projectors\n";
 
 // Blocks SIGINT/SIGTERM in every thread so that one thread can sigwait for them.
 sigset_t block_stop_signals() {
@@ -100,6 +112,34 @@ void wire_media(api::Services& services) {
   };
 }
 
+// The recognizers, one per pipeline: PocketSphinx for `standard`, and an
+// operator's OpenAI-compatible server (SCRIBE_OPENAI_ASR_URL) as its own
+// pipeline, which the catalogue then lists. Engines load their models lazily.
+pipeline::Worker::Engines configure_engines() {
+  pipeline::Worker::Engines engines;
+  engines[pipelines::kDefaultPipeline] =
+      std::make_shared<pipeline::EnginePool>(std::make_shared<pipeline::PocketSphinxFactory>());
+  if (auto external = pipeline::OpenAiAsrOptions::from_env()) {
+    pipelines::set_external_languages(external->languages);
+    engines[pipelines::kExternalPipeline] =
+        std::make_shared<pipeline::EnginePool>(std::make_shared<pipeline::OpenAiAsrEngineFactory>(*external));
+  }
+  return engines;
+}
+
+// The pipeline workers, with the media fetcher's own (longer) download
+// limits rather than the 45 s preview bound.
+std::unique_ptr<pipeline::Worker> start_workers(const Config& cfg, pipeline::Worker::Engines engines) {
+  auto options = pipeline::WorkerOptions::from_env();
+  if (options.slots == 0) return nullptr;
+  auto media_dir = std::filesystem::path(options.work_dir) / "media";
+  std::filesystem::create_directories(media_dir);
+  auto media = std::make_shared<pipeline::MediaProbe>(UrlPolicy::from_env(), media_dir.string());
+  auto worker = std::make_unique<pipeline::Worker>(cfg.database_url, std::move(engines), media, options);
+  worker->start();
+  return worker;
+}
+
 void prepare_database(const Config& cfg, bool migrate) {
   if (!migrate) return;
   auto conn = db::open_connection(cfg.database_url, false);
@@ -111,7 +151,7 @@ void prepare_database(const Config& cfg, bool migrate) {
 int serve(int argc, char** argv) {
   auto args = parse(argc, argv, 2,
                     {"host", "port", "port-file", "public-url", "io-threads", "db-pool", "rate-limit",
-                     "no-projectors", "no-migrate"});
+                     "no-projectors", "no-workers", "no-migrate"});
   if (args.help) {
     std::cout << kServeHelp << kCommonHelp;
     return 0;
@@ -130,6 +170,7 @@ int serve(int argc, char** argv) {
   sigset_t signals = block_stop_signals();
   prepare_database(cfg, !args.flag("no-migrate"));
   projections::install_inline_hook();
+  auto engines = configure_engines();
 
   db::Pool pool(cfg.database_url, cfg.db_pool_size);
   api::WaitRegistry waits;
@@ -164,6 +205,8 @@ int serve(int argc, char** argv) {
 
   std::vector<std::unique_ptr<projections::ProjectionRunner>> runners;
   if (cfg.run_projectors) runners = start_projectors(cfg);
+  std::unique_ptr<pipeline::Worker> workers;
+  if (!args.flag("no-workers")) workers = start_workers(cfg, std::move(engines));
 
   std::thread signal_thread([&] {
     int sig = 0;
@@ -179,6 +222,7 @@ int serve(int argc, char** argv) {
   }
   log::info("listening", {{"host", cfg.listen_host}, {"port", server.port()}, {"pid", static_cast<int>(getpid())}});
   server.run();
+  if (workers) workers->stop();
   wakeups.stop();
   for (auto& r : runners) r->stop();
   if (signal_thread.joinable()) {
@@ -190,7 +234,7 @@ int serve(int argc, char** argv) {
 }
 
 int worker(int argc, char** argv) {
-  auto args = parse(argc, argv, 2, {"no-migrate"});
+  auto args = parse(argc, argv, 2, {"no-migrate", "no-projectors"});
   if (args.help) {
     std::cout << kWorkerHelp << "  --no-migrate         do not apply pending migrations at start\n" << kCommonHelp;
     return 0;
@@ -200,11 +244,15 @@ int worker(int argc, char** argv) {
   log::init(cfg.log_level);
   sigset_t signals = block_stop_signals();
   prepare_database(cfg, !args.flag("no-migrate"));
-  auto runners = start_projectors(cfg);
-  log::info("worker started", {{"projectors", runners.size()}});
+  projections::install_inline_hook();
+  std::vector<std::unique_ptr<projections::ProjectionRunner>> runners;
+  if (!args.flag("no-projectors")) runners = start_projectors(cfg);
+  auto workers = start_workers(cfg, configure_engines());
+  log::info("worker started", {{"projectors", runners.size()}, {"pipeline", workers != nullptr}});
   int sig = 0;
   sigwait(&signals, &sig);
   log::info("stopping", {{"signal", sig}});
+  if (workers) workers->stop();
   for (auto& r : runners) r->stop();
   return 0;
 }

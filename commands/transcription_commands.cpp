@@ -3,18 +3,23 @@
 #include "common/crypto.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/object_store.h"
 #include "common/secrets.h"
 #include "domain/events.h"
 #include "domain/pricing.h"
 #include "domain/wallet.h"
 #include "eventstore/event_store.h"
+#include "pipeline/transcript_artifact.h"
 
 namespace scribe::commands {
 namespace {
 
 const db::Statement kNextId{"commands.next_transcription_id", "select nextval('transcription_ids')"};
+// Waiting jobs: those no worker holds a live lease on (pipeline/job_queue.cpp).
 const db::Statement kQueued{"commands.queued_jobs",
-                            "select count(*) from jobs where account_id = $1 and state = 'queued'"};
+                            "select count(*) from jobs j where j.account_id = $1 and not exists "
+                            "(select 1 from job_leases l where l.transcription_id = j.transcription_id "
+                            "and l.attempt = j.attempt and l.expires_at >= now())"};
 
 constexpr int kMaxAttempts = 50;
 constexpr auto kQuoteLifetime = std::chrono::hours(1);
@@ -219,6 +224,9 @@ void remove(pqxx::connection& conn, const Caller& caller, int64_t transcription_
         return out;
       });
       es::EventStore::commit(txn);
+      // Stored objects go after the commit: a crash in between leaves files
+      // nothing refers to, never a transcript that refers to nothing.
+      object_store().remove_prefix(pipeline::transcription_prefix(transcription_id));
       return;
     } catch (const es::ConcurrencyError&) {
       if (attempt >= kMaxAttempts) throw Error("internal_error", "the transcription is busy; retry the request");
@@ -282,6 +290,26 @@ bool fail_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt,
             {"attempt", attempt},
             {"error", {{"code", code}, {"message", message}}}};
   return finish_attempt(conn, transcription_id, attempt, {events::kTranscriptionFailed, d}, std::nullopt, meta);
+}
+
+bool record_stage(pqxx::connection& conn, int64_t transcription_id, int attempt, const std::string& stage,
+                  const Meta& meta) {
+  for (int tries = 1;; ++tries) {
+    pqxx::work txn(conn);
+    const std::string sid = transcription::stream_id(transcription_id);
+    auto tr = transcription::fold(es::EventStore::read_stream(txn, sid));
+    auto event = transcription::stage_changed(tr, attempt, stage);
+    if (!event) return false;
+    if (tr.stage == stage) return true;
+    event->metadata = meta.to_json();
+    try {
+      es::EventStore::append(txn, {{sid, es::ExpectedVersion::exact(tr.version), {*event}}});
+      es::EventStore::commit(txn);
+      return true;
+    } catch (const es::ConcurrencyError&) {
+      if (tries >= kMaxAttempts) throw;
+    }
+  }
 }
 
 std::string callback_secret(pqxx::connection& conn, int64_t transcription_id) {

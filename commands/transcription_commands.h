@@ -56,6 +56,11 @@ bool complete_attempt(pqxx::connection& conn, int64_t transcription_id, int atte
 bool fail_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt, const std::string& code,
                   const std::string& message, const Meta& meta);
 
+// Worker side: records the stage the current attempt entered. False (and
+// nothing appended) when the attempt is no longer current.
+bool record_stage(pqxx::connection& conn, int64_t transcription_id, int attempt, const std::string& stage,
+                  const Meta& meta);
+
 // The per-request callback secret: deterministic per transcription, so an
 // idempotent replay returns the same value; never stored in an event.
 std::string callback_secret(pqxx::connection& conn, int64_t transcription_id);

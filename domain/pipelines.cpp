@@ -1,19 +1,60 @@
 #include "domain/pipelines.h"
 
+#include <map>
+
+#include <mutex>
+
 namespace scribe::pipelines {
+namespace {
+
+std::mutex external_mu;
+std::vector<std::string> external_codes;
+
+// Labels for the codes an external engine may list; others show the code.
+const std::map<std::string, std::pair<std::string, std::string>>& language_names() {
+  static const std::map<std::string, std::pair<std::string, std::string>> names = {
+      {"en", {"English", "English"}},     {"de", {"German", "Deutsch"}},     {"fr", {"French", "Français"}},
+      {"es", {"Spanish", "Español"}},     {"it", {"Italian", "Italiano"}},   {"pt", {"Portuguese", "Português"}},
+      {"nl", {"Dutch", "Nederlands"}},    {"ja", {"Japanese", "日本語"}},    {"zh", {"Chinese", "中文"}},
+      {"ru", {"Russian", "Русский"}},     {"pl", {"Polish", "Polski"}},      {"sv", {"Swedish", "Svenska"}},
+      {"tr", {"Turkish", "Türkçe"}},      {"uk", {"Ukrainian", "Українська"}}, {"ko", {"Korean", "한국어"}},
+      {"ar", {"Arabic", "العربية"}},      {"hi", {"Hindi", "हिन्दी"}},
+  };
+  return names;
+}
+
+}  // namespace
+
+void set_external_languages(const std::vector<std::string>& codes) {
+  std::lock_guard lock(external_mu);
+  external_codes = codes;
+}
 
 std::vector<Pipeline> catalogue() {
   // PocketSphinx with the US English model is the only embedded recognizer.
   // Its word error rate on read speech is well above 15%, so the band is the
   // honest one; a measured figure is in bench/ and the closing notes.
   Language en{"en", "English", "English", "15_percent_or_higher"};
-  return {Pipeline{"standard",
-                   "Standard (PocketSphinx, US English)",
-                   0.0167,
-                   1.0,
-                   {en},
-                   {en},
-                   {"sentence", "word"}}};
+  std::vector<Pipeline> list = {Pipeline{"standard",
+                                          "Standard (PocketSphinx, US English)",
+                                          0.0167,
+                                          1.0,
+                                          {en},
+                                          {en},
+                                          {"sentence", "word"}}};
+  std::lock_guard lock(external_mu);
+  if (!external_codes.empty()) {
+    // No benchmark of the operator's model exists here, so no band is claimed.
+    std::vector<Language> langs;
+    for (const auto& code : external_codes) {
+      auto it = language_names().find(code);
+      langs.push_back(it == language_names().end() ? Language{code, code, code, ""}
+                                                   : Language{code, it->second.first, it->second.second, ""});
+    }
+    list.push_back(Pipeline{kExternalPipeline, "OpenAI-compatible speech server (operator-configured)", 0.0167, 1.0,
+                            langs, langs, {"sentence", "word"}});
+  }
+  return list;
 }
 
 std::optional<std::string> resolve_code(const std::string& code) {
@@ -21,6 +62,10 @@ std::optional<std::string> resolve_code(const std::string& code) {
   static const char* legacy[] = {"standard", "default", "standard_v1", "standard_v2", "fast", "basic"};
   for (const char* l : legacy)
     if (code == l) return std::string(kDefaultPipeline);
+  if (code == kExternalPipeline) {
+    std::lock_guard lock(external_mu);
+    if (!external_codes.empty()) return code;
+  }
   return std::nullopt;
 }
 

@@ -28,8 +28,14 @@ struct Pipeline {
 };
 
 inline constexpr const char* kDefaultPipeline = "standard";
+// The pipeline of an operator-configured OpenAI-compatible server (whisper.cpp
+// server, speaches, vLLM), listed only when one is configured.
+inline constexpr const char* kExternalPipeline = "openai_compatible";
 
 std::vector<Pipeline> catalogue();
+// Lists the external pipeline with these language codes (startup, once the
+// operator's engine is configured); an empty list removes it.
+void set_external_languages(const std::vector<std::string>& codes);
 // Maps legacy codes to the current pipeline; nullopt for unknown codes.
 std::optional<std::string> resolve_code(const std::string& code);
 Json to_json(const Pipeline& p);

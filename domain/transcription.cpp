@@ -90,6 +90,20 @@ void apply(State& s, const std::string& type, const Json& d) {
   }
 }
 
+bool is_pipeline_stage(const std::string& stage) {
+  static const char* stages[] = {"queued", "downloading", "decoding", "transcribing", "diarizing", "enriching"};
+  for (const char* st : stages)
+    if (stage == st) return true;
+  return false;
+}
+
+std::optional<es::NewEvent> stage_changed(const State& s, int attempt, const std::string& stage) {
+  if (!is_pipeline_stage(stage)) throw std::invalid_argument("unknown pipeline stage " + stage);
+  if (!s.exists || s.deleted || s.status != kProcessing || s.attempt != attempt) return std::nullopt;
+  return es::NewEvent{events::kTranscriptionStageChanged,
+                      {{"transcription_id", s.id}, {"attempt", attempt}, {"stage", stage}}};
+}
+
 State fold(const std::vector<es::RecordedEvent>& events) { return es::fold<State>(events, apply); }
 
 std::optional<std::string> normalize_upload_id(const std::string& raw) {

@@ -77,5 +77,11 @@ es::NewEvent created(int64_t id, int64_t account_id, std::optional<int64_t> key_
 // Refused unless the transcription failed; returns the TranscriptionRetried event.
 es::NewEvent retried(const State& s, int64_t billed_seconds, money::Micros charge, const std::string& hold);
 es::NewEvent deleted(const State& s);
+// The pipeline's progress on the current attempt: nullopt when `attempt` is
+// not the current processing attempt (retried, finished or deleted), so a
+// worker that lost its job records nothing. Stages, in order: queued,
+// downloading, decoding, transcribing, diarizing, enriching (then completed).
+std::optional<es::NewEvent> stage_changed(const State& s, int attempt, const std::string& stage);
+bool is_pipeline_stage(const std::string& stage);
 
 }  // namespace scribe::transcription

@@ -382,8 +382,14 @@ MediaProbe::MediaProbe(UrlPolicy policy, std::string work_dir, MediaProbeOptions
 
 ProbeResult MediaProbe::probe(const std::string& source, const std::string& url) const {
   if (source == "external_url") return probe_download(url);
-  if (source == "video_site" || source == "platform_url") return probe_ytdlp(url);
+  if (source == "video_site" || source == "platform_url") return probe_ytdlp(url, false);
   throw Error::invalid("source", "source must be one of video_site, platform_url, external_url for a link probe");
+}
+
+ProbeResult MediaProbe::fetch(const std::string& source, const std::string& url) const {
+  if (source == "external_url") return probe_download(url);
+  if (source == "video_site" || source == "platform_url") return probe_ytdlp(url, true);
+  throw Error::invalid("source", "source must be one of video_site, platform_url, external_url for a link fetch");
 }
 
 ProbeResult MediaProbe::probe_download(const std::string& url) const {
@@ -441,7 +447,7 @@ ProbeResult MediaProbe::probe_download(const std::string& url) const {
   return result;
 }
 
-ProbeResult MediaProbe::probe_ytdlp(const std::string& url) const {
+ProbeResult MediaProbe::probe_ytdlp(const std::string& url, bool need_file) const {
   check_media_url(policy_, url);
   std::vector<std::string> argv = {options_.ytdlp, "--dump-single-json", "--no-playlist", "--no-warnings",
                                    "--socket-timeout", "20", "--", url};
@@ -492,13 +498,14 @@ ProbeResult MediaProbe::probe_ytdlp(const std::string& url) const {
   }
   if (j.contains("duration") && j["duration"].is_number()) {
     double d = j["duration"].get<double>();
-    if (d > 0) return ProbeResult{d, title, ""};
+    if (d > 0 && !need_file) return ProbeResult{d, title, ""};
   }
   if (j.value("is_live", false) == true) {
     throw Error("video_unavailable_probe", "the link is a live stream; only recorded media can be transcribed");
   }
   // No duration in the metadata (direct media links through the generic
-  // extractor): fetch the media itself, through the same policy and limits.
+  // extractor), or the worker needs the media: fetch it, through the same
+  // policy and limits as any other download.
   auto direct = [](const Json& f) -> std::string {
     if (!f.is_object() || !f.contains("url") || !f["url"].is_string()) return "";
     std::string proto = f.value("protocol", "");

@@ -8,6 +8,7 @@ Projection& accounts_projection();
 Projection& api_keys_projection();
 Projection& wallet_ledger_projection();
 Projection& transcriptions_projection();
+Projection& segments_projection();
 
 namespace {
 const db::Statement kInlineShared{"projections.inline_shared",
@@ -16,7 +17,8 @@ const db::Statement kInlineShared{"projections.inline_shared",
 
 const std::vector<Projection*>& all() {
   static const std::vector<Projection*> list = {&accounts_projection(), &api_keys_projection(),
-                                                &transcriptions_projection(), &wallet_ledger_projection()};
+                                                &transcriptions_projection(), &segments_projection(),
+                                                &wallet_ledger_projection()};
   return list;
 }
 

@@ -13,12 +13,18 @@ if (!DB) throw new Error('SCRIBE_TEST_DATABASE_URL is not set; run scripts/test.
 
 const env = (extra = {}) => ({ ...process.env, SCRIBE_DATABASE_URL: DB, SCRIBE_LOG_LEVEL: 'warn', ...extra });
 
+// One object store for every process of the run, as in a deployment where
+// servers and workers share the store.
+export const OBJECTS = process.env.SCRIBE_OBJECT_STORE_DIR || mkdtempSync(join(tmpdir(), 'scribe-e2e-objects-'));
+
 // Starts a server on a free port. Returns {url, proc, port, stop(signal)}.
-export async function startServer({ args = [], extraEnv = {} } = {}) {
+// Pipeline workers run only when asked for (workers: true): the API tests
+// check holds and queued jobs, which a worker would complete under them.
+export async function startServer({ args = [], extraEnv = {}, workers = false } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'scribe-e2e-'));
   const portFile = join(dir, 'port');
   const proc = spawn(BIN, ['serve', '--port', '0', '--port-file', portFile, ...args], {
-    env: env(extraEnv),
+    env: env({ SCRIBE_OBJECT_STORE_DIR: OBJECTS, SCRIBE_WORKER_SLOTS: workers ? '1' : '0', ...extraEnv }),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

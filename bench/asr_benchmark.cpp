@@ -1,0 +1,311 @@
+// Speech engine quality and speed, through the same transcribe() the workers
+// run (FFmpeg decode, voice activity, PocketSphinx on every core, diarization,
+// sentences):
+//   1. word error rate on the LibriVox recordings of Debian's
+//      pocketsphinx-testdata against the package's reference transcripts;
+//   2. word error rate and speaker attribution on a 5-minute dialogue of three
+//      flite voices (slt, rms, awb) built here from the lines below;
+//   3. real-time factor (processing time / audio time) on a 30-minute file
+//      (the dialogue repeated);
+//   4. peak memory (max RSS of a child process) for a 3-hour file.
+// Reference texts are only compared with the output: no model, dictionary or
+// rule is built from them.
+//
+//   SCRIBE_BENCH_PARTS      which parts to run                default librivox,dialogue,rtf,memory
+//   SCRIBE_BENCH_RTF_MIN    length of the real-time-factor file (minutes)    default 30
+//   SCRIBE_BENCH_MEM_HOURS  length of the memory file (hours)                default 3
+//   SCRIBE_ASR_THREADS      decoding threads (default one per core)
+//   SCRIBE_POCKETSPHINX_ARGS extra decoder arguments (tuning)
+// Prints a table and one JSON line per part, beginning {"bench":"asr".
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "bench/bench_util.h"
+#include "common/json.h"
+#include "pipeline/pocketsphinx_engine.h"
+#include "pipeline/transcriber.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace scribe::pipeline;
+using scribe::Json;
+using scribe::bench::Clock;
+
+const char* kLibrivox = "/usr/share/pocketsphinx/test/data/librivox";
+
+void run(const std::string& cmd) {
+  if (std::system(cmd.c_str()) != 0) throw std::runtime_error("command failed: " + cmd);
+}
+
+std::vector<std::string> normalize(const std::string& text) {
+  std::vector<std::string> out;
+  std::string w;
+  for (char c : text + " ") {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '\'') {
+      w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!w.empty()) {
+      out.push_back(w);
+      w.clear();
+    }
+  }
+  return out;
+}
+
+// Word-level Levenshtein distance: substitutions + deletions + insertions.
+size_t edit_distance(const std::vector<std::string>& ref, const std::vector<std::string>& hyp) {
+  std::vector<size_t> prev(hyp.size() + 1), cur(hyp.size() + 1);
+  for (size_t j = 0; j <= hyp.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= ref.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= hyp.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ref[i - 1] == hyp[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[hyp.size()];
+}
+
+std::string hypothesis_text(const TranscribeResult& r) {
+  std::string s;
+  for (const auto& sent : r.sentences) s += sent.text + " ";
+  return s;
+}
+
+TranscribeResult transcribe_file(EnginePool& pool, const std::string& path, const std::string& work) {
+  std::atomic<bool> cancelled{false};
+  return transcribe(pool, {path, "en", std::nullopt, work}, nullptr, cancelled);
+}
+
+void librivox(EnginePool& pool, const std::string& work) {
+  std::map<std::string, std::string> refs;
+  std::ifstream in(std::string(kLibrivox) + "/transcription");
+  std::regex line(R"(^<s>\s*(.*?)\s*</s>\s*\((\S+)\))");
+  for (std::string l; std::getline(in, l);) {
+    std::smatch m;
+    if (std::regex_search(l, m, line)) refs[m[2]] = m[1];
+  }
+  size_t errors = 0, words = 0;
+  double audio = 0, took = 0;
+  std::cout << "LibriVox (pocketsphinx-testdata)\n";
+  for (const auto& [id, ref] : refs) {
+    auto t0 = Clock::now();
+    auto r = transcribe_file(pool, std::string(kLibrivox) + "/" + id + ".wav", work);
+    took += scribe::bench::seconds_since(t0);
+    audio += r.duration_seconds;
+    auto rw = normalize(ref), hw = normalize(hypothesis_text(r));
+    size_t e = edit_distance(rw, hw);
+    errors += e;
+    words += rw.size();
+    std::cout << "  " << id << "  WER " << std::fixed << std::setprecision(1) << 100.0 * e / rw.size() << "%\n"
+              << "    ref: " << ref << "\n    hyp: " << hypothesis_text(r) << "\n";
+  }
+  double wer = words ? 100.0 * errors / words : 0;
+  std::cout << "  total WER " << std::setprecision(1) << wer << "% over " << words << " words\n";
+  std::cout << Json{{"bench", "asr"}, {"part", "librivox"}, {"wer_percent", wer}, {"words", words},
+                    {"audio_seconds", audio}, {"rtf", took / std::max(audio, 1e-9)}}.dump()
+            << "\n";
+}
+
+struct Turn {
+  int speaker;
+  std::string text;
+  double start = 0, end = 0;
+};
+
+// A 5-minute three-voice dialogue: lines spoken in turn by slt, rms and awb,
+// with pauses between turns. Returns the file and the turn layout.
+std::vector<Turn> make_dialogue(const std::string& dir, const std::string& out) {
+  static const char* voices[] = {"slt", "rms", "awb"};
+  static const char* lines[] = {
+      "Good evening and welcome to the program. Tonight we talk about gardens in the city.",
+      "Thank you for having me. I have been growing vegetables on my roof for ten years.",
+      "That is remarkable. What did you plant in the first season?",
+      "We started with tomatoes and beans, because they grow quickly and need little care.",
+      "In my neighbourhood the council gave us an empty lot behind the school.",
+      "How did the children react when the garden opened?",
+      "They loved it. Every class has a small bed and they water it every morning.",
+      "Water is a real problem in summer. We collect rain in large barrels.",
+      "Do you worry about the soil being polluted near busy roads?",
+      "Yes, so we test the soil every spring and we build raised beds with clean earth.",
+      "The cost of a test is small compared with the value of safe food.",
+      "Let us talk about bees. Many listeners asked about keeping bees on a balcony.",
+      "Bees are easier than people think, but you must tell your neighbours first.",
+      "I kept two hives for a while and the honey was wonderful.",
+      "What advice would you give to someone who has never grown anything?",
+      "Start small. Grow herbs in a pot on the window and learn what the plant needs.",
+      "And do not be afraid of failure, because every gardener loses plants.",
+      "We are almost out of time. Thank you both for joining us tonight.",
+  };
+  std::vector<Turn> turns;
+  std::string parts;
+  double t = 0;
+  int n = 0;
+  while (t < 300) {
+    for (size_t i = 0; i < std::size(lines) && t < 300; ++i, ++n) {
+      int spk = static_cast<int>(i % 3);
+      const std::string base = dir + "/turn" + std::to_string(n);
+      run("flite -voice " + std::string(voices[spk]) + " -t \"" + lines[i] + "\" -o " + base + ".raw.wav");
+      run("sox " + base + ".raw.wav -r 16000 -c 1 -b 16 " + base + ".wav pad 0 0.7");
+      std::ifstream f(base + ".wav", std::ios::binary | std::ios::ate);
+      double len = (static_cast<double>(f.tellg()) - 44) / 32000.0;
+      turns.push_back({spk, lines[i], t, t + len - 0.7});
+      t += len;
+      parts += " " + base + ".wav";
+    }
+  }
+  run("sox" + parts + " " + out);
+  return turns;
+}
+
+void dialogue(EnginePool& pool, const std::string& work, const std::string& file, const std::vector<Turn>& turns) {
+  auto t0 = Clock::now();
+  auto r = transcribe_file(pool, file, work);
+  double took = scribe::bench::seconds_since(t0);
+  std::string ref;
+  for (const auto& t : turns) ref += t.text + " ";
+  auto rw = normalize(ref), hw = normalize(hypothesis_text(r));
+  double wer = 100.0 * edit_distance(rw, hw) / rw.size();
+  // Speaker attribution: each recognized word is given the reference speaker
+  // of the turn its midpoint falls in; the score is the share of words whose
+  // label matches under the best one-to-one mapping of labels to speakers.
+  std::map<std::pair<int, int>, int> joint;  // (hyp label, ref speaker) -> words
+  int counted = 0, unattributed = 0;
+  std::set<int> labels;
+  for (const auto& s : r.sentences)
+    for (const auto& w : s.words) {
+      double mid = (w.start + w.end) / 2;
+      auto it = std::find_if(turns.begin(), turns.end(), [&](const Turn& t) { return mid >= t.start - 0.3 && mid <= t.end + 0.3; });
+      if (it == turns.end()) continue;
+      ++counted;
+      if (!s.speaker) {
+        ++unattributed;
+        continue;
+      }
+      labels.insert(*s.speaker);
+      joint[{*s.speaker, it->speaker}]++;
+    }
+  // Greedy best mapping (labels are few).
+  int correct = 0;
+  std::set<int> used_ref, used_hyp;
+  std::vector<std::pair<int, std::pair<int, int>>> cells;
+  for (const auto& [k, v] : joint) cells.push_back({v, k});
+  std::sort(cells.rbegin(), cells.rend());
+  for (const auto& [v, k] : cells)
+    if (!used_hyp.count(k.first) && !used_ref.count(k.second)) {
+      used_hyp.insert(k.first);
+      used_ref.insert(k.second);
+      correct += v;
+    }
+  double attribution = counted ? 100.0 * correct / counted : 0;
+  std::cout << "Three-voice flite dialogue (" << std::fixed << std::setprecision(0) << r.duration_seconds << " s)\n"
+            << std::setprecision(1) << "  WER " << wer << "%, speakers found " << r.speakers << " (3 speak), "
+            << "attribution " << attribution << "% of " << counted << " words (" << unattributed
+            << " unattributed), RTF " << std::setprecision(3) << took / r.duration_seconds << "\n";
+  std::cout << Json{{"bench", "asr"},          {"part", "dialogue"},    {"wer_percent", wer},
+                    {"speakers_found", r.speakers}, {"attribution_percent", attribution},
+                    {"words", counted},        {"audio_seconds", r.duration_seconds},
+                    {"rtf", took / r.duration_seconds}}
+                   .dump()
+            << "\n";
+}
+
+std::string repeat(const std::string& dir, const std::string& file, double minutes, const std::string& name) {
+  const std::string out = dir + "/" + name;
+  std::ifstream f(file, std::ios::binary | std::ios::ate);
+  double len = (static_cast<double>(f.tellg()) - 44) / 32000.0;
+  int times = std::max(1, static_cast<int>(std::ceil(minutes * 60 / len)));
+  std::string list = dir + "/" + name + ".txt";
+  std::ofstream l(list);
+  for (int i = 0; i < times; ++i) l << "file '" << file << "'\n";
+  l.close();
+  // FLAC keeps the file a third of the size of WAV and still decodes fast.
+  run("ffmpeg -y -loglevel error -f concat -safe 0 -i " + list + " -t " + std::to_string(minutes * 60) + " " + out);
+  return out;
+}
+
+void rtf(EnginePool& pool, const std::string& work, const std::string& file, double minutes) {
+  auto t0 = Clock::now();
+  auto r = transcribe_file(pool, file, work);
+  double took = scribe::bench::seconds_since(t0);
+  std::cout << "Real-time factor, " << minutes << "-minute file: " << std::setprecision(3) << took / r.duration_seconds
+            << " (" << std::setprecision(1) << took << " s for " << r.duration_seconds << " s, "
+            << pool.factory().parallelism() << " decoding threads, " << r.pieces << " pieces, "
+            << r.speech_seconds << " s of speech)\n";
+  std::cout << Json{{"bench", "asr"},          {"part", "rtf"},   {"minutes", minutes},
+                    {"rtf", took / r.duration_seconds}, {"seconds", took}, {"threads", pool.factory().parallelism()}}
+                   .dump()
+            << "\n";
+}
+
+// The child transcribes one file and exits; the parent reads its peak RSS.
+void memory(const std::string& self, const std::string& file, double hours) {
+  auto t0 = Clock::now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl(self.c_str(), self.c_str(), "--transcribe-only", file.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  rusage usage{};
+  wait4(pid, &status, 0, &usage);
+  double took = scribe::bench::seconds_since(t0);
+  double mib = usage.ru_maxrss / 1024.0;
+  std::cout << "Peak memory, " << hours << "-hour file: " << std::setprecision(0) << mib << " MiB (exit "
+            << WEXITSTATUS(status) << ", " << took << " s, RTF " << std::setprecision(3) << took / (hours * 3600)
+            << ")\n";
+  std::cout << Json{{"bench", "asr"}, {"part", "memory"}, {"hours", hours}, {"peak_rss_mib", mib},
+                    {"seconds", took}, {"exit", WEXITSTATUS(status)}}
+                   .dump()
+            << "\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto factory = std::make_shared<PocketSphinxFactory>();
+  EnginePool pool(factory);
+  const std::string work = (fs::temp_directory_path() / ("scribe-asr-bench-" + std::to_string(getpid()))).string();
+  fs::create_directories(work);
+  if (argc == 3 && std::string(argv[1]) == "--transcribe-only") {
+    auto r = transcribe_file(pool, argv[2], work);
+    fs::remove_all(work);
+    return r.sentences.empty() ? 1 : 0;
+  }
+  const std::string parts = scribe::bench::env_or("SCRIBE_BENCH_PARTS", "librivox,dialogue,rtf,memory");
+  auto want = [&](const char* p) { return parts.find(p) != std::string::npos; };
+  try {
+    if (want("librivox")) librivox(pool, work);
+    std::string dialogue_file;
+    std::vector<Turn> turns;
+    if (want("dialogue") || want("rtf") || want("memory")) {
+      dialogue_file = work + "/dialogue.wav";
+      turns = make_dialogue(work, dialogue_file);
+    }
+    if (want("dialogue")) dialogue(pool, work, dialogue_file, turns);
+    if (want("rtf")) {
+      double minutes = scribe::bench::env_double("SCRIBE_BENCH_RTF_MIN", 30);
+      rtf(pool, work, repeat(work, dialogue_file, minutes, "rtf.flac"), minutes);
+    }
+    if (want("memory")) {
+      double hours = scribe::bench::env_double("SCRIBE_BENCH_MEM_HOURS", 3);
+      memory(fs::read_symlink("/proc/self/exe").string(), repeat(work, dialogue_file, hours * 60, "memory.flac"),
+             hours);
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "asr_benchmark: " << e.what() << "\n";
+    fs::remove_all(work);
+    return 1;
+  }
+  fs::remove_all(work);
+  return 0;
+}

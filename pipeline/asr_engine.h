@@ -1,0 +1,40 @@
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pipeline/speech_types.h"
+
+// The recognizer seam. A factory describes an engine and makes one instance
+// per decoding thread (PocketSphinx decoders are not thread-safe); pieces are
+// decoded in parallel on `parallelism()` threads.
+namespace scribe::pipeline {
+
+struct Recognition {
+  std::vector<RecognizedWord> words;       // times relative to the piece's first sample
+  std::optional<std::string> language;     // what the engine detected, if it says
+};
+
+class AsrEngine {
+ public:
+  virtual ~AsrEngine() = default;
+  // Recognizes one piece of 16 kHz mono audio, decoded whole. `language` is
+  // the requested code or "auto". Throws std::runtime_error on engine failure.
+  virtual Recognition recognize(const int16_t* pcm, size_t count, const std::string& language) = 0;
+};
+
+class AsrEngineFactory {
+ public:
+  virtual ~AsrEngineFactory() = default;
+  virtual std::unique_ptr<AsrEngine> make() const = 0;
+  // How many pieces may be decoded at once.
+  virtual int parallelism() const = 0;
+  // Language codes the engine recognizes ("en" for PocketSphinx's en-us model).
+  virtual std::vector<std::string> languages() const = 0;
+  // Whether it produces word timestamps.
+  virtual bool word_timestamps() const { return true; }
+};
+
+}  // namespace scribe::pipeline

@@ -1,0 +1,118 @@
+#include "pipeline/pocketsphinx_engine.h"
+
+#include <pocketsphinx.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+namespace scribe::pipeline {
+namespace {
+
+// PocketSphinx works in 10 ms frames.
+constexpr double kSphinxFrameSeconds = 0.01;
+
+std::vector<std::string> split_args(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> out;
+  for (std::string tok; in >> tok;) out.push_back(tok);
+  return out;
+}
+
+class PocketSphinxEngine final : public AsrEngine {
+ public:
+  explicit PocketSphinxEngine(const PocketSphinxOptions& o) {
+    namespace fs = std::filesystem;
+    const fs::path dir = o.model_dir;
+    const std::string hmm = (dir / "en-us").string();
+    const std::string lm = (dir / "en-us.lm.bin").string();
+    const std::string dict = (dir / "cmudict-en-us.dict").string();
+    if (!fs::exists(hmm) || !fs::exists(lm) || !fs::exists(dict))
+      throw std::runtime_error("PocketSphinx model not found under " + o.model_dir +
+                               " (Debian package pocketsphinx-en-us)");
+    // Word times are only right with silence removal off: the front end would
+    // otherwise drop frames and every later time would shift.
+    std::vector<std::string> args = {"-hmm", hmm, "-lm", lm, "-dict", dict, "-remove_silence", "no",
+                                     "-logfn", "/dev/null"};
+    args.insert(args.end(), o.extra_args.begin(), o.extra_args.end());
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    config_ = cmd_ln_parse_r(nullptr, ps_args(), static_cast<int32>(argv.size()), argv.data(), TRUE);
+    if (!config_) throw std::runtime_error("PocketSphinx rejected its arguments");
+    decoder_ = ps_init(config_);
+    if (!decoder_) {
+      cmd_ln_free_r(config_);
+      throw std::runtime_error("PocketSphinx failed to load its model from " + o.model_dir);
+    }
+  }
+  ~PocketSphinxEngine() override {
+    ps_free(decoder_);
+    cmd_ln_free_r(config_);
+  }
+  PocketSphinxEngine(const PocketSphinxEngine&) = delete;
+  PocketSphinxEngine& operator=(const PocketSphinxEngine&) = delete;
+
+  Recognition recognize(const int16_t* pcm, size_t count, const std::string&) override {
+    Recognition out;
+    out.language = "en";
+    if (count == 0) return out;
+    if (ps_start_utt(decoder_) < 0) throw std::runtime_error("PocketSphinx could not start an utterance");
+    // full_utt: the piece is decoded as one utterance (batch CMN over it).
+    if (ps_process_raw(decoder_, pcm, count, FALSE, TRUE) < 0) {
+      ps_end_utt(decoder_);
+      throw std::runtime_error("PocketSphinx failed to process audio");
+    }
+    if (ps_end_utt(decoder_) < 0) throw std::runtime_error("PocketSphinx could not end the utterance");
+    logmath_t* lmath = ps_get_logmath(decoder_);
+    for (ps_seg_t* seg = ps_seg_iter(decoder_); seg; seg = ps_seg_next(seg)) {
+      std::string word = display_word(ps_seg_word(seg));
+      if (word.empty()) continue;
+      int sf = 0, ef = 0;
+      ps_seg_frames(seg, &sf, &ef);
+      int32 ascr = 0, lscr = 0, lback = 0;
+      int32 post = ps_seg_prob(seg, &ascr, &lscr, &lback);
+      double conf = std::clamp(logmath_exp(lmath, post), 0.0, 1.0);
+      if (!std::isfinite(conf)) conf = 0;
+      out.words.push_back({std::move(word), sf * kSphinxFrameSeconds, (ef + 1) * kSphinxFrameSeconds, conf});
+    }
+    return out;
+  }
+
+ private:
+  cmd_ln_t* config_ = nullptr;
+  ps_decoder_t* decoder_ = nullptr;
+};
+
+}  // namespace
+
+PocketSphinxOptions PocketSphinxOptions::from_env() {
+  PocketSphinxOptions o;
+  if (const char* v = std::getenv("SCRIBE_POCKETSPHINX_MODEL_DIR"); v && *v) o.model_dir = v;
+  if (const char* v = std::getenv("SCRIBE_ASR_THREADS"); v && *v) o.parallelism = std::atoi(v);
+  if (const char* v = std::getenv("SCRIBE_POCKETSPHINX_ARGS"); v && *v) o.extra_args = split_args(v);
+  return o;
+}
+
+PocketSphinxFactory::PocketSphinxFactory(PocketSphinxOptions options) : options_(std::move(options)) {}
+
+std::unique_ptr<AsrEngine> PocketSphinxFactory::make() const {
+  return std::make_unique<PocketSphinxEngine>(options_);
+}
+
+int PocketSphinxFactory::parallelism() const {
+  if (options_.parallelism > 0) return options_.parallelism;
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+std::string display_word(const std::string& w) {
+  if (w.empty() || w[0] == '<' || w[0] == '[' || w[0] == '+') return "";
+  std::string out = w;
+  if (auto paren = out.find('('); paren != std::string::npos && out.back() == ')') out.erase(paren);
+  return out;
+}
+
+}  // namespace scribe::pipeline

@@ -1,0 +1,38 @@
+#pragma once
+#include <string>
+#include <vector>
+
+#include "pipeline/asr_engine.h"
+
+// PocketSphinx, the embedded default recognizer (Debian's pocketsphinx-en-us
+// model: US English only). One decoder per decoding thread.
+namespace scribe::pipeline {
+
+struct PocketSphinxOptions {
+  std::string model_dir = "/usr/share/pocketsphinx/model/en-us";  // SCRIBE_POCKETSPHINX_MODEL_DIR
+  int parallelism = 0;  // SCRIBE_ASR_THREADS; 0 = one per core
+  // Extra decoder arguments as "-name value" pairs (SCRIBE_POCKETSPHINX_ARGS,
+  // space separated), for operators and the tuning benchmark.
+  std::vector<std::string> extra_args;
+
+  static PocketSphinxOptions from_env();
+};
+
+class PocketSphinxFactory final : public AsrEngineFactory {
+ public:
+  explicit PocketSphinxFactory(PocketSphinxOptions options = PocketSphinxOptions::from_env());
+  std::unique_ptr<AsrEngine> make() const override;
+  int parallelism() const override;
+  std::vector<std::string> languages() const override { return {"en"}; }
+  const PocketSphinxOptions& options() const { return options_; }
+
+ private:
+  PocketSphinxOptions options_;
+};
+
+// The recognizer's word spellings to display words: "(2)" pronunciation
+// variants stripped; fillers and silences (<s>, <sil>, [NOISE], ++UM++) give
+// an empty string, meaning "not a word".
+std::string display_word(const std::string& recognizer_word);
+
+}  // namespace scribe::pipeline

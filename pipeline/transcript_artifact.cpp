@@ -1,0 +1,70 @@
+#include "pipeline/transcript_artifact.h"
+
+#include <cstdio>
+
+namespace scribe::pipeline {
+
+Json to_json(const TranscriptArtifact& a) {
+  Json segs = Json::array();
+  for (const auto& s : a.segments) {
+    Json words = Json::array();
+    for (const auto& w : s.words)
+      words.push_back({{"text", w.text},
+                       {"start", w.start},
+                       {"end", w.end},
+                       {"confidence", w.confidence},
+                       {"punctuation", w.punctuation ? Json(*w.punctuation) : Json(nullptr)}});
+    segs.push_back({{"id", s.id},
+                    {"start", s.start},
+                    {"end", s.end},
+                    {"speaker", s.speaker ? Json(*s.speaker) : Json(nullptr)},
+                    {"text", s.text},
+                    {"words", std::move(words)}});
+  }
+  return {{"version", 1},         {"duration_seconds", a.duration_seconds}, {"language", a.language},
+          {"engine", a.engine},   {"speakers", a.speakers},                 {"segments", std::move(segs)}};
+}
+
+TranscriptArtifact artifact_from_json(const Json& j) {
+  TranscriptArtifact a;
+  a.duration_seconds = j.at("duration_seconds").get<double>();
+  a.language = j.at("language").get<std::string>();
+  a.engine = j.value("engine", "");
+  a.speakers = j.value("speakers", 0);
+  for (const auto& js : j.at("segments")) {
+    ArtifactSegment s;
+    s.id = js.at("id").get<int64_t>();
+    s.start = js.at("start").get<double>();
+    s.end = js.at("end").get<double>();
+    if (!js.at("speaker").is_null()) s.speaker = js.at("speaker").get<std::string>();
+    s.text = js.at("text").get<std::string>();
+    for (const auto& jw : js.at("words")) {
+      ArtifactWord w;
+      w.text = jw.at("text").get<std::string>();
+      w.start = jw.at("start").get<double>();
+      w.end = jw.at("end").get<double>();
+      w.confidence = jw.value("confidence", 0.0);
+      if (jw.contains("punctuation") && !jw.at("punctuation").is_null())
+        w.punctuation = jw.at("punctuation").get<std::string>();
+      s.words.push_back(std::move(w));
+    }
+    a.segments.push_back(std::move(s));
+  }
+  return a;
+}
+
+std::string transcription_prefix(int64_t transcription_id) {
+  return "transcripts/" + std::to_string(transcription_id) + "/";
+}
+
+std::string artifact_key(int64_t transcription_id, int attempt) {
+  return transcription_prefix(transcription_id) + "attempt-" + std::to_string(attempt) + ".json";
+}
+
+std::string speaker_label(int index) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "SPEAKER_%02d", index);
+  return buf;
+}
+
+}  // namespace scribe::pipeline

@@ -1,0 +1,99 @@
+// Writes the `segments` and `words` tables (inline, in the completing
+// transaction, so a transcription reads as completed only together with its
+// transcript). The rows come from the transcript artifact the completion
+// event references; a rebuild reads the same artifacts back, and the
+// artifacts of deleted transcriptions are gone with their redacted events.
+#include "common/crypto.h"
+#include "common/db.h"
+#include "common/log.h"
+#include "common/object_store.h"
+#include "domain/events.h"
+#include "pipeline/transcript_artifact.h"
+#include "projections/projection.h"
+
+namespace scribe::projections {
+namespace {
+
+const db::Statement kDeleteSegments{"segments.delete", "delete from segments where transcription_id = $1"};
+const db::Statement kDeleteWords{"words.delete", "delete from words where transcription_id = $1"};
+// Rows travel as one JSON document each, so a 12-hour transcript is two
+// statements rather than a hundred thousand.
+const db::Statement kInsertSegments{
+    "segments.insert",
+    "insert into segments(id, transcription_id, segment_index, start_ms, end_ms, speaker, text) "
+    "select x.id, $1, x.i, x.s, x.e, x.sp, x.t from jsonb_to_recordset($2::jsonb) "
+    "as x(id bigint, i int, s bigint, e bigint, sp text, t text)"};
+const db::Statement kInsertWords{
+    "words.insert",
+    "insert into words(transcription_id, word_index, segment_id, text, start_ms, end_ms, punctuation, speaker, "
+    "confidence) select $1, x.i, x.seg, x.t, x.s, x.e, x.p, x.sp, x.c from jsonb_to_recordset($2::jsonb) "
+    "as x(i int, seg bigint, t text, s bigint, e bigint, p text, sp text, c real)"};
+
+int64_t ms(double seconds) { return static_cast<int64_t>(seconds * 1000.0 + 0.5); }
+
+class SegmentsProjection final : public Projection {
+ public:
+  std::string name() const override { return "segments"; }
+  std::vector<std::string> tables() const override { return {"segments", "words"}; }
+  bool is_inline() const override { return true; }
+
+  void apply(pqxx::work& txn, const es::RecordedEvent& e) override {
+    const Json& d = e.data;
+    if (e.type == events::kTranscriptionRetried || e.type == events::kTranscriptionDeleted) {
+      clear(txn, d.at("transcription_id").get<int64_t>());
+    } else if (e.type == events::kTranscriptionCompleted) {
+      const int64_t id = d.at("transcription_id").get<int64_t>();
+      clear(txn, id);
+      if (!d.contains("artifacts") || !d["artifacts"].contains("transcript")) return;  // redacted
+      load(txn, id, d["artifacts"]["transcript"]);
+    }
+  }
+
+ private:
+  static void clear(pqxx::work& txn, int64_t id) {
+    txn.exec_prepared(kDeleteSegments.name, id);
+    txn.exec_prepared(kDeleteWords.name, id);
+  }
+
+  static void load(pqxx::work& txn, int64_t id, const Json& ref) {
+    const std::string key = ref.at("key").get<std::string>();
+    auto bytes = object_store().get(key);
+    if (!bytes) {
+      // Reads then answer artifact_missing rather than a partial transcript.
+      log::warn("transcript artifact missing", {{"transcription_id", id}, {"key", key}});
+      return;
+    }
+    if (ref.contains("sha256") && crypto::sha256_hex(*bytes) != ref["sha256"].get<std::string>()) {
+      log::error("transcript artifact checksum mismatch", {{"transcription_id", id}, {"key", key}});
+      return;
+    }
+    auto artifact = pipeline::artifact_from_json(Json::parse(*bytes));
+    Json segs = Json::array(), words = Json::array();
+    int word_index = 0;
+    for (size_t i = 0; i < artifact.segments.size(); ++i) {
+      const auto& s = artifact.segments[i];
+      Json speaker = s.speaker ? Json(*s.speaker) : Json(nullptr);
+      segs.push_back({{"id", s.id}, {"i", i}, {"s", ms(s.start)}, {"e", ms(s.end)}, {"sp", speaker}, {"t", s.text}});
+      for (const auto& w : s.words)
+        words.push_back({{"i", word_index++},
+                         {"seg", s.id},
+                         {"t", w.text},
+                         {"s", ms(w.start)},
+                         {"e", ms(w.end)},
+                         {"p", w.punctuation ? Json(*w.punctuation) : Json(nullptr)},
+                         {"sp", speaker},
+                         {"c", w.confidence}});
+    }
+    txn.exec_prepared(kInsertSegments.name, id, segs.dump());
+    txn.exec_prepared(kInsertWords.name, id, words.dump());
+  }
+};
+
+}  // namespace
+
+Projection& segments_projection() {
+  static SegmentsProjection p;
+  return p;
+}
+
+}  // namespace scribe::projections

@@ -1,0 +1,170 @@
+// The speech pipeline end to end: real media (flite voices, converted by
+// ffmpeg) fetched from a loopback server, decoded by FFmpeg, recognized by
+// PocketSphinx inside the real `scribe serve` workers, read back over HTTP.
+import test, { before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { truncateSync, statSync, copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startServer, newAccount, curl, BIN, DB } from './harness.mjs';
+import { dialogue, convert, silence, seconds, startMediaServer, MEDIA_DIR } from './media.mjs';
+
+const psql = (sql) => execFileSync('psql', [DB, '-At', '-c', sql], { encoding: 'utf8' }).trim();
+const WORKER_ENV = { SCRIBE_ALLOW_PRIVATE_URLS: '1', SCRIBE_WORKER_POLL_MS: '100' };
+
+let media, server, talk, talkSeconds;
+before(async () => {
+  media = await startMediaServer();
+  const wav = dialogue([
+    { voice: 'slt', text: 'Good morning everyone. Welcome to the weekly meeting about the new library.' },
+    { voice: 'rms', text: 'Thank you. I would like to talk about the budget for next year.' },
+    { voice: 'slt', text: 'That sounds good. Please tell us how much money we need.' },
+    { voice: 'rms', text: 'We need about two million dollars for the building and the books.' },
+  ], 'talk');
+  talk = convert(wav, 'talk.mp3', ['-metadata', 'title=Library meeting']);
+  talkSeconds = seconds(talk);
+  server = await startServer({ workers: true, extraEnv: WORKER_ENV });
+});
+after(async () => { await server?.stop(); await media?.close(); });
+
+const api = (srv, path, opts = {}) => curl(`${srv.url}/api/v1${path}`, opts);
+const create = (srv, key, body) => api(srv, '/transcriptions', { method: 'POST', key, body });
+
+async function finished(srv, key, id, limitSeconds = 180) {
+  const until = Date.now() + limitSeconds * 1000;
+  while (Date.now() < until) {
+    const res = await api(srv, `/transcriptions/${id}/wait?timeout=20`, { key });
+    assert.equal(res.status, 200, res.body);
+    if (!res.json._timed_out) return res.json;
+  }
+  throw new Error(`transcription ${id} did not finish in ${limitSeconds} s`);
+}
+
+function stages(id) {
+  return psql(`select data->>'stage' from events where stream_id = 'transcription-${id}' ` +
+    `and type = 'TranscriptionStageChanged' order by version`).split('\n').filter(Boolean);
+}
+
+test('a two-voice recording is transcribed into punctuated sentences with speakers', async () => {
+  const acc = newAccount({ balance: 5 });
+  const res = await create(server, acc.key, { source: 'external_url', url: media.url(talk) });
+  assert.equal(res.status, 202, res.body);
+  const id = res.json.id;
+  const done = await finished(server, acc.key, id);
+  assert.equal(done.status, 'completed', JSON.stringify(done.error));
+
+  const t = (await api(server, `/transcriptions/${id}`, { key: acc.key })).json;
+  assert.equal(t.status, 'completed');
+  assert.equal(t.stage, 'completed');
+  assert.equal(t.detected_language, 'en');
+  assert.equal(t.title, 'Library meeting');
+  assert.ok(Math.abs(t.duration_seconds - talkSeconds) < 0.3, `measured ${t.duration_seconds}, file ${talkSeconds}`);
+  assert.deepEqual(stages(id), ['downloading', 'decoding', 'transcribing', 'diarizing', 'enriching']);
+
+  const result = (await api(server, `/transcriptions/${id}/result?include=segments`, { key: acc.key })).json;
+  const segs = result.segments;
+  assert.ok(segs.length >= 4, `only ${segs.length} segments`);
+  assert.equal(result.segments_meta.total, segs.length);
+  assert.equal(segs[0].speaker, 'SPEAKER_00');
+  const speakers = new Set(segs.map((s) => s.speaker));
+  assert.ok(speakers.has('SPEAKER_01'), `speakers: ${[...speakers]}`);
+  for (const [i, s] of segs.entries()) {
+    assert.equal(s.segment_index, i);
+    assert.match(s.text, /^[A-Z].*[.?]$/, `segment reads as a sentence: "${s.text}"`);
+    assert.ok(s.end_ms > s.start_ms && s.start_ms >= 0 && s.end_ms <= talkSeconds * 1000 + 50);
+    assert.equal(s.start_seconds, s.start_ms / 1000);
+    if (i > 0) assert.ok(s.start_ms >= segs[i - 1].start_ms);
+  }
+  // The recognizer is not perfect; most content words must come through.
+  const text = segs.map((s) => s.text.toLowerCase()).join(' ');
+  const expected = ['morning', 'welcome', 'meeting', 'library', 'talk', 'budget', 'year', 'money', 'million', 'books'];
+  const found = expected.filter((w) => text.includes(w));
+  assert.ok(found.length >= 7, `recognized only ${found} of ${expected} in "${text}"`);
+
+  // Charged once, for the measured duration (per second, 1 USD per hour).
+  const settled = psql(`select count(*) from events where type = 'WalletHoldSettled' and data->>'hold_id' = ` +
+    `(select hold_id from transcriptions where id = ${id})`);
+  assert.equal(settled, '1');
+  assert.ok(Math.abs(t.charge_usd - Math.ceil(talkSeconds) / 3600) < 0.0001, `charged ${t.charge_usd}`);
+  const me = (await api(server, '/me', { key: acc.key })).json;
+  assert.ok(Math.abs(me.wallet_balance_usd - (5 - t.charge_usd)) < 1e-6);
+});
+
+test('media the pipeline cannot use fails with a distinct code, never a stuck job', async () => {
+  const acc = newAccount({ balance: 5 });
+  const notMedia = media.write('notes.mp3', 'these are meeting notes, not audio\n'.repeat(200));
+  const noAudio = join(MEDIA_DIR, 'video-only.mp4');
+  execFileSync('ffmpeg', ['-y', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=2:size=160x120:rate=10',
+    '-an', noAudio]);
+  const quiet = convert(silence(4, 'quiet'), 'quiet.wav');
+  const cut = join(MEDIA_DIR, 'cut.wav');
+  copyFileSync(join(MEDIA_DIR, 'talk.wav'), cut);
+  truncateSync(cut, Math.floor(statSync(cut).size * 0.4));
+  const missing = media.write('missing.mp3', 'x');
+  media.gone(missing);
+
+  const cases = [
+    [notMedia, 'media_undecodable'],
+    [noAudio, 'media_no_audio'],
+    [quiet, 'no_speech'],
+    [cut, 'media_truncated'],
+    [missing, 'source_unavailable'],
+  ];
+  const ids = [];
+  for (const [path] of cases) {
+    // duration_seconds skips the create-time probe, so the worker meets the file.
+    const res = await create(server, acc.key, { source: 'external_url', url: media.url(path), duration_seconds: 10 });
+    assert.equal(res.status, 202, res.body);
+    ids.push(res.json.id);
+  }
+  for (const [i, [path, code]] of cases.entries()) {
+    const done = await finished(server, acc.key, ids[i]);
+    assert.equal(done.status, 'failed', `${path}: ${done.status}`);
+    assert.equal(done.error?.code, code, `${path}: ${JSON.stringify(done.error)}`);
+    assert.ok(done.error.message.length > 0);
+  }
+  // A failed attempt is charged its hold (the spec: a retry is a new paid attempt).
+  const audit = spawnSync(BIN, ['audit', 'wallet', '--account', String(acc.accountId)],
+    { env: { ...process.env, SCRIBE_DATABASE_URL: DB }, encoding: 'utf8' });
+  assert.equal(audit.status, 0, audit.stdout + audit.stderr);
+});
+
+test('a worker killed mid-job: another worker completes the job once and the customer is charged once', async () => {
+  const acc = newAccount({ balance: 5 });
+  // About a minute of speech, so the kill lands while it is being transcribed.
+  const turns = [];
+  const lines = ['The committee met on Tuesday to discuss the plans for the river park.',
+    'Several neighbours asked questions about the parking and the new bridge.',
+    'The mayor promised an answer before the end of the month.'];
+  for (let i = 0; i < 6; i++) turns.push({ voice: i % 2 ? 'awb' : 'slt', text: lines[i % 3] });
+  const long = convert(dialogue(turns, 'long'), 'long.mp3');
+  const env = { ...WORKER_ENV, SCRIBE_WORKER_LEASE_SECONDS: '3', SCRIBE_ASR_THREADS: '1' };
+  const first = await startServer({ workers: true, extraEnv: env });
+  const res = await create(first, acc.key, { source: 'external_url', url: media.url(long) });
+  assert.equal(res.status, 202, res.body);
+  const id = res.json.id;
+  const until = Date.now() + 60_000;
+  while (Date.now() < until && !stages(id).includes('transcribing')) await sleep(50);
+  assert.ok(stages(id).includes('transcribing'), 'the first worker never started transcribing');
+  await first.stop('SIGKILL');
+  assert.equal(psql(`select count(*) from job_leases where transcription_id = ${id} and expires_at > now()`), '1',
+    'the killed worker held a live lease');
+
+  const second = await startServer({ workers: true, extraEnv: env });
+  try {
+    const done = await finished(second, acc.key, id);
+    assert.equal(done.status, 'completed', JSON.stringify(done.error));
+  } finally {
+    await second.stop();
+  }
+  const count = (type) => psql(`select count(*) from events where stream_id = 'transcription-${id}' and type = '${type}'`);
+  assert.equal(count('TranscriptionCompleted'), '1');
+  assert.equal(psql(`select count(*) from events where type = 'WalletHoldSettled' and data->>'hold_id' = ` +
+    `(select hold_id from transcriptions where id = ${id})`), '1');
+  assert.equal(psql(`select count(*) from jobs where transcription_id = ${id}`), '0');
+  assert.equal(psql(`select claims from job_leases where transcription_id = ${id}`), '', 'the lease was dropped');
+  const audit = spawnSync(BIN, ['audit', 'wallet', '--account', String(acc.accountId)],
+    { env: { ...process.env, SCRIBE_DATABASE_URL: DB }, encoding: 'utf8' });
+  assert.equal(audit.status, 0, audit.stdout + audit.stderr);
+});
