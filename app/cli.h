@@ -34,5 +34,6 @@ int projections(int argc, char** argv);
 int audit(int argc, char** argv);
 int admin(int argc, char** argv);
 int routes(int argc, char** argv);
+int transcribe(int argc, char** argv);
 
 }  // namespace scribe::cli

@@ -12,12 +12,13 @@ const char* kUsage =
     "\n"
     "commands:\n"
     "  serve         HTTP API, projectors and background roles in one process\n"
-    "  worker        background roles only (projectors), no HTTP\n"
+    "  worker        background roles only (projectors, pipeline workers), no HTTP\n"
     "  migrate       apply database migrations\n"
     "  projections   list projections, or rebuild NAME|all from the event log\n"
     "  audit         replay wallet and billing events and compare with projections\n"
     "  admin         accounts, plans, API keys and wallet top-ups\n"
     "  routes        print every route the HTTP server serves\n"
+    "  transcribe    run the speech pipeline on a local file (no database)\n"
     "\n"
     "Run 'scribe <command> --help' for a command's options.\n";
 
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
     if (cmd == "audit") return scribe::cli::audit(argc, argv);
     if (cmd == "admin") return scribe::cli::admin(argc, argv);
     if (cmd == "routes") return scribe::cli::routes(argc, argv);
+    if (cmd == "transcribe") return scribe::cli::transcribe(argc, argv);
   } catch (const std::invalid_argument& err) {
     std::cerr << "scribe " << cmd << ": " << err.what() << "\n(see 'scribe " << cmd << " --help')\n";
     return 2;

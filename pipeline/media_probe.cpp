@@ -387,12 +387,12 @@ ProbeResult MediaProbe::probe(const std::string& source, const std::string& url)
 }
 
 ProbeResult MediaProbe::fetch(const std::string& source, const std::string& url) const {
-  if (source == "external_url") return probe_download(url);
+  if (source == "external_url") return probe_download(url, false);
   if (source == "video_site" || source == "platform_url") return probe_ytdlp(url, true);
   throw Error::invalid("source", "source must be one of video_site, platform_url, external_url for a link fetch");
 }
 
-ProbeResult MediaProbe::probe_download(const std::string& url) const {
+ProbeResult MediaProbe::probe_download(const std::string& url, bool run_ffprobe) const {
   check_media_url(policy_, url);  // refused before any connection
   const std::string name = file_name_of(url);
   const std::string path = make_temp_file(work_dir_, extension_of(name));
@@ -431,11 +431,16 @@ ProbeResult MediaProbe::probe_download(const std::string& url) const {
     throw Error("video_unavailable_probe", "the media could not be fetched (HTTP " + status + ")");
   }
   ProbeResult result;
-  try {
-    result = probe_file(path, "url", options_.ffprobe, options_.ffprobe_timeout);
-  } catch (...) {
-    discard();
-    throw;
+  result.local_path = path;
+  // The worker's fetch leaves judging the file to the decoder, which tells
+  // apart undecodable, truncated and audio-less files.
+  if (run_ffprobe) {
+    try {
+      result = probe_file(path, "url", options_.ffprobe, options_.ffprobe_timeout);
+    } catch (...) {
+      discard();
+      throw;
+    }
   }
   if (!result.title) {
     // The file name: the final URL's when it looks like a file (CDN links,
@@ -522,7 +527,7 @@ ProbeResult MediaProbe::probe_ytdlp(const std::string& url, bool need_file) cons
     }
   }
   if (media_url.empty()) throw Error("video_unavailable_probe", "the video's duration could not be determined");
-  ProbeResult result = probe_download(media_url);
+  ProbeResult result = probe_download(media_url, !need_file);
   if (title && (!result.title || result.title == file_name_of(media_url))) result.title = title;
   return result;
 }

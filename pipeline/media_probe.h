@@ -50,14 +50,15 @@ class MediaProbe {
   // Throws scribe::Error; an unknown source is invalid_request on "source".
   ProbeResult probe(const std::string& source, const std::string& url) const;
 
-  // The worker's download: like probe, but always leaves the media in a
-  // local file (local_path), also when yt-dlp's metadata gave the duration.
+  // The worker's download: leaves the media in a local file (local_path),
+  // also when yt-dlp's metadata gave the duration, without ffprobe (the
+  // decoder judges the file; duration_seconds is then 0).
   ProbeResult fetch(const std::string& source, const std::string& url) const;
 
   const MediaProbeOptions& options() const { return options_; }
 
  private:
-  ProbeResult probe_download(const std::string& url) const;
+  ProbeResult probe_download(const std::string& url, bool run_ffprobe = true) const;
   ProbeResult probe_ytdlp(const std::string& url, bool need_file) const;
 
   UrlPolicy policy_;

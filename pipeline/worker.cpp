@@ -40,11 +40,12 @@ std::optional<std::string> opt(const pqxx::field& f) {
   return f.as<std::string>();
 }
 
-// Link errors keep the spec's video codes; anything else about fetching the
-// source is source_unavailable.
-JobFailure fetch_failure(const Error& e) {
+// Video-site and platform links keep the spec's video codes (private,
+// members-only ...); anything else about fetching the source, a direct media
+// URL that is gone included, is source_unavailable.
+JobFailure fetch_failure(const std::string& source, const Error& e) {
   const std::string& c = e.code();
-  if (c.rfind("video_", 0) == 0) return JobFailure(c, e.message());
+  if (source != "external_url" && c.rfind("video_", 0) == 0) return JobFailure(c, e.message());
   return JobFailure("source_unavailable", "the source could not be fetched: " + e.message());
 }
 
@@ -233,7 +234,7 @@ void Worker::process(pqxx::connection& conn, const ClaimedJob& job, const std::s
         downloaded = media_path = fetched.local_path;
         fallback_title = fetched.title;
       } catch (const Error& e) {
-        throw fetch_failure(e);
+        throw fetch_failure(spec.source, e);
       }
     }
     auto engine = engines_.find(spec.pipeline_code);

@@ -97,7 +97,7 @@ test('media the pipeline cannot use fails with a distinct code, never a stuck jo
   const noAudio = join(MEDIA_DIR, 'video-only.mp4');
   execFileSync('ffmpeg', ['-y', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=duration=2:size=160x120:rate=10',
     '-an', noAudio]);
-  const quiet = convert(silence(4, 'quiet'), 'quiet.wav');
+  const quiet = convert(silence(4, 'quiet'), 'quiet.flac');
   const cut = join(MEDIA_DIR, 'cut.wav');
   copyFileSync(join(MEDIA_DIR, 'talk.wav'), cut);
   truncateSync(cut, Math.floor(statSync(cut).size * 0.4));
