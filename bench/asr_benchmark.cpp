@@ -48,14 +48,20 @@ void run(const std::string& cmd) {
   if (std::system(cmd.c_str()) != 0) throw std::runtime_error("command failed: " + cmd);
 }
 
+// Scoring normalization, the usual one for English WER (lower case, no
+// punctuation, spoken forms of common abbreviations); nothing in it comes
+// from the reference texts.
 std::vector<std::string> normalize(const std::string& text) {
+  static const std::map<std::string, std::string> spoken = {
+      {"mr", "mister"}, {"mrs", "missus"}, {"dr", "doctor"}, {"st", "saint"}, {"ok", "okay"}};
   std::vector<std::string> out;
   std::string w;
   for (char c : text + " ") {
     if (std::isalnum(static_cast<unsigned char>(c)) || c == '\'') {
       w += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     } else if (!w.empty()) {
-      out.push_back(w);
+      auto it = spoken.find(w);
+      out.push_back(it == spoken.end() ? w : it->second);
       w.clear();
     }
   }

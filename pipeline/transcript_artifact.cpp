@@ -57,8 +57,9 @@ std::string transcription_prefix(int64_t transcription_id) {
   return "transcripts/" + std::to_string(transcription_id) + "/";
 }
 
-std::string artifact_key(int64_t transcription_id, int attempt) {
-  return transcription_prefix(transcription_id) + "attempt-" + std::to_string(attempt) + ".json";
+std::string artifact_key(int64_t transcription_id, int attempt, const std::string& sha256_hex) {
+  return transcription_prefix(transcription_id) + "attempt-" + std::to_string(attempt) + "-" +
+         sha256_hex.substr(0, 16) + ".json";
 }
 
 std::string speaker_label(int index) {

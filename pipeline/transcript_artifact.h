@@ -7,7 +7,7 @@
 #include "common/json.h"
 
 // The transcript a finished attempt produces: stored whole as one object
-// (`transcripts/<id>/attempt-<n>.json`), referenced with its SHA-256 by the
+// (`transcripts/<id>/attempt-<n>-<digest>.json`), referenced with its SHA-256 by the
 // TranscriptionCompleted event, and loaded by the segments projection into
 // the segments and words tables.
 namespace scribe::pipeline {
@@ -40,7 +40,10 @@ struct TranscriptArtifact {
 Json to_json(const TranscriptArtifact& a);
 TranscriptArtifact artifact_from_json(const Json& j);
 
-std::string artifact_key(int64_t transcription_id, int attempt);
+// Content-addressed (the digest's first 16 hex digits are in the name): a
+// worker that lost its lease and finishes late writes a second object rather
+// than replacing the one the completion event vouches for.
+std::string artifact_key(int64_t transcription_id, int attempt, const std::string& sha256_hex);
 // The folder of every stored object of a transcription (deleted with it).
 std::string transcription_prefix(int64_t transcription_id);
 std::string speaker_label(int index);  // 0 -> "SPEAKER_00"

@@ -248,7 +248,8 @@ void Worker::process(pqxx::connection& conn, const ClaimedJob& job, const std::s
 
     auto artifact = make_artifact(conn, result, spec.pipeline_code);
     const std::string bytes = to_json(artifact).dump();
-    const std::string key = artifact_key(job.transcription_id, job.attempt);
+    const std::string digest = crypto::sha256_hex(bytes);
+    const std::string key = artifact_key(job.transcription_id, job.attempt, digest);
     object_store().put(key, bytes);
     size_t words = 0;
     for (const auto& s : artifact.segments) words += s.words.size();
@@ -258,7 +259,7 @@ void Worker::process(pqxx::connection& conn, const ClaimedJob& job, const std::s
     done_info.title = result.title ? result.title : fallback_title;
     done_info.artifacts = {{"transcript",
                             {{"key", key},
-                             {"sha256", crypto::sha256_hex(bytes)},
+                             {"sha256", digest},
                              {"segments", artifact.segments.size()},
                              {"words", words},
                              {"speakers", artifact.speakers}}}};

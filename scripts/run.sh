@@ -13,6 +13,8 @@ scripts/build.sh release
 mkdir -p "$data"
 scripts/pg.sh start "$data/postgres" "$pg_port"
 export SCRIBE_DATABASE_URL=${SCRIBE_DATABASE_URL:-$(scripts/pg.sh url "$pg_port")}
+# Transcripts and other stored objects live beside the database.
+export SCRIBE_OBJECT_STORE_DIR=${SCRIBE_OBJECT_STORE_DIR:-$data/objects}
 bin=build/scribe
 $bin migrate
 

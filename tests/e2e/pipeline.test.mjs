@@ -168,3 +168,31 @@ test('a worker killed mid-job: another worker completes the job once and the cus
     { env: { ...process.env, SCRIBE_DATABASE_URL: DB }, encoding: 'utf8' });
   assert.equal(audit.status, 0, audit.stdout + audit.stderr);
 });
+
+test('an OpenAI-compatible server is its own pipeline only when one is configured', async () => {
+  const acc = newAccount({ balance: 5 });
+  const quote = (srv, extra) => api(srv, '/quotes', { method: 'POST', key: acc.key,
+    body: { source: 'external_url', url: 'http://127.0.0.1:9/a.mp3', duration_seconds: 60, ...extra } });
+  // Without configuration: the embedded engine only, English only.
+  const plain = (await api(server, '/pipelines', { key: acc.key })).json.pipelines;
+  assert.deepEqual(plain.map((p) => p.code), ['standard']);
+  assert.deepEqual(plain[0].supported_languages.map((l) => l.code), ['en']);
+  assert.equal((await quote(server, { language: 'de' })).json.error.code, 'unsupported_language');
+  assert.equal((await quote(server, { pipeline_code: 'openai_compatible' })).json.error.code, 'unsupported_pipeline');
+
+  const configured = await startServer({ extraEnv: { ...WORKER_ENV, SCRIBE_OPENAI_ASR_URL: 'http://127.0.0.1:9',
+    SCRIBE_OPENAI_ASR_LANGUAGES: 'en,de' } });
+  try {
+    const list = (await api(configured, '/pipelines', { key: acc.key })).json.pipelines;
+    const external = list.find((p) => p.code === 'openai_compatible');
+    assert.ok(external, JSON.stringify(list));
+    assert.deepEqual(external.supported_languages.map((l) => l.code), ['en', 'de']);
+    assert.equal(external.supported_languages[1].label, 'German');
+    const ok = await quote(configured, { pipeline_code: 'openai_compatible', language: 'de' });
+    assert.equal(ok.status, 200, ok.body);
+    assert.equal((await quote(configured, { language: 'de' })).json.error.code, 'unsupported_language',
+      'the standard pipeline still speaks only English');
+  } finally {
+    await configured.stop();
+  }
+});

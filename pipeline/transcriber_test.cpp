@@ -1,0 +1,102 @@
+// transcribe() on real media: flite speech decoded by FFmpeg and recognized by
+// PocketSphinx (no database).
+#include "pipeline/transcriber.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "pipeline/pocketsphinx_engine.h"
+
+namespace scribe::pipeline {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Transcriber : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = (fs::temp_directory_path() / ("scribe-transcriber-test-" + std::to_string(getpid()))).string();
+    fs::create_directories(dir_);
+    engines_ = new EnginePool(std::make_shared<PocketSphinxFactory>());
+    speech_ = dir_ + "/speech.wav";
+    run("flite -voice slt -t 'The library opens at nine in the morning. Please return your books on time.' -o " +
+        dir_ + "/raw.wav && sox " + dir_ + "/raw.wav -r 16000 -c 1 -b 16 " + speech_ + " pad 0.5 0.5");
+  }
+  static void TearDownTestSuite() {
+    delete engines_;
+    fs::remove_all(dir_);
+  }
+  static void run(const std::string& cmd) { ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd; }
+  static std::string code_of(const TranscribeRequest& req) {
+    std::atomic<bool> cancelled{false};
+    try {
+      transcribe(*engines_, req, nullptr, cancelled);
+    } catch (const JobFailure& f) {
+      return f.code();
+    }
+    return "";
+  }
+  static inline std::string dir_, speech_;
+  static inline EnginePool* engines_ = nullptr;
+};
+
+TEST_F(Transcriber, SpeechBecomesSentencesWithTimedWordsInOrder) {
+  std::vector<std::string> stages;
+  std::atomic<bool> cancelled{false};
+  auto r = transcribe(*engines_, {speech_, "auto", std::nullopt, dir_},
+                      [&](const std::string& s) {
+                        stages.push_back(s);
+                        return true;
+                      },
+                      cancelled);
+  EXPECT_EQ(stages, (std::vector<std::string>{"decoding", "transcribing", "diarizing", "enriching"}));
+  EXPECT_EQ(r.language, "en");
+  EXPECT_EQ(r.speakers, 1);
+  ASSERT_FALSE(r.sentences.empty());
+  std::string text;
+  double last = -1;
+  for (const auto& s : r.sentences) {
+    EXPECT_EQ(s.speaker, std::optional<int>(0));
+    text += s.text + " ";
+    for (const auto& w : s.words) {
+      EXPECT_GE(w.start, last);
+      EXPECT_GT(w.end, w.start);
+      EXPECT_LE(w.end, r.duration_seconds + 0.01);
+      EXPECT_GE(w.confidence, 0.0);
+      EXPECT_LE(w.confidence, 1.0);
+      last = w.start;
+    }
+  }
+  for (const char* word : {"library", "morning", "books"}) EXPECT_NE(text.find(word), std::string::npos) << text;
+}
+
+TEST_F(Transcriber, LongerThanThePlanAllowsFailsWhileDecoding) {
+  EXPECT_EQ(code_of({speech_, "auto", 1.0, dir_}), "file_too_long");
+}
+
+TEST_F(Transcriber, SilenceIsNoSpeech) {
+  const std::string quiet = dir_ + "/quiet.wav";
+  run("sox -n -r 16000 -c 1 -b 16 " + quiet + " trim 0 3");
+  EXPECT_EQ(code_of({quiet, "auto", std::nullopt, dir_}), "no_speech");
+}
+
+TEST_F(Transcriber, NotMediaIsUndecodable) {
+  const std::string junk = dir_ + "/junk.mp3";
+  run("head -c 20000 /dev/urandom > " + junk);
+  EXPECT_EQ(code_of({junk, "auto", std::nullopt, dir_}), "media_undecodable");
+}
+
+TEST_F(Transcriber, AStageRefusedAbortsTheJob) {
+  std::atomic<bool> cancelled{false};
+  EXPECT_THROW(transcribe(*engines_, {speech_, "auto", std::nullopt, dir_},
+                          [](const std::string& s) { return s != "diarizing"; }, cancelled),
+               JobAborted);
+  cancelled = true;
+  EXPECT_THROW(transcribe(*engines_, {speech_, "auto", std::nullopt, dir_}, nullptr, cancelled), JobAborted);
+}
+
+}  // namespace
+}  // namespace scribe::pipeline
