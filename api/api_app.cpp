@@ -4,6 +4,7 @@
 #include "api/metrics.h"
 #include "common/crypto.h"
 #include "common/log.h"
+#include "domain/limits.h"
 
 namespace scribe::api {
 namespace {
@@ -27,7 +28,9 @@ std::string request_id_for(const Request& req) {
   return "req_" + crypto::random_hex(12);
 }
 
-bool is_api_path(const std::string& path) { return path.rfind("/api/v1", 0) == 0 || path == "/mcp"; }
+bool is_api_path(const std::string& path) {
+  return path.rfind("/api/v1", 0) == 0 || path == "/mcp" || path.rfind("/uploads/", 0) == 0;
+}
 
 }  // namespace
 
@@ -94,6 +97,13 @@ void ApiApp::dispatch(Request req, Responder respond) {
     res.set_header("Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS");
     res.set_header("Access-Control-Allow-Headers", kAllowHeaders);
     res.set_header("Access-Control-Max-Age", "86400");
+    if (req.path.rfind("/api/v1/uploads/tus/files", 0) == 0) {
+      // tus discovery (tus_handlers.cpp): OPTIONS needs no Tus-Resumable.
+      res.set_header("Tus-Resumable", "1.0.0");
+      res.set_header("Tus-Version", "1.0.0");
+      res.set_header("Tus-Extension", "creation,termination,expiration");
+      res.set_header("Tus-Max-Size", std::to_string(limits::kMaxUploadBytes));
+    }
     finish(req, request_id, "preflight", started, std::move(res), respond);
     return;
   }

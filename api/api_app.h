@@ -22,6 +22,15 @@ class ApiApp {
   // raised before a request reaches the pipeline, e.g. oversized bodies).
   Response render_error(const Request& req, const Error& err) const;
 
+  // Streamed uploads (api_app_streams.cpp). A route whose body is streamed to
+  // a file also has a precheck, run on a worker with the head only, that
+  // refuses the request (by throwing scribe::Error) or says where the body
+  // goes. The route's own handler then runs once the body is in the file.
+  using StreamPrecheck = std::function<StreamPlan(RequestContext&)>;
+  void add_stream(const std::string& method, const std::string& pattern, StreamPrecheck precheck);
+  bool streams(const std::string& method, const std::string& target) const;
+  void prepare_stream(Request head, std::function<void(StreamPlan)> done);
+
  private:
   void run(std::shared_ptr<RequestContext> ctx, const Route& route, Responder respond, TimePoint started);
   Response error_response(const std::string& request_id, const Error& err) const;
@@ -30,6 +39,8 @@ class ApiApp {
 
   Services& services_;
   Router router_;
+  Router stream_router_;  // patterns of streamed routes; handlers unused
+  std::map<std::string, StreamPrecheck> prechecks_;  // by "METHOD pattern"
   ThreadPool workers_;
 };
 

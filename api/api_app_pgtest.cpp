@@ -195,6 +195,10 @@ class ApiAppTest : public scribe::testing::PgTest {
         "127.0.0.1", 0, 1, limits::kMaxJsonBodyBytes,
         [this](Request req, Responder respond) { app_->dispatch(std::move(req), std::move(respond)); },
         [this](const Request& req, const Error& err) { return app_->render_error(req, err); });
+    server_->set_streaming([this](const std::string& m, const std::string& t) { return app_->streams(m, t); },
+                           [this](Request head, std::function<void(StreamPlan)> done) {
+                             app_->prepare_stream(std::move(head), std::move(done));
+                           });
     base_ = "http://127.0.0.1:" + std::to_string(server_->port());
     server_thread_ = std::thread([this] {
       server_->run();

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
@@ -21,6 +22,13 @@ struct Request {
   std::map<std::string, std::string> headers;              // lower-case names
   std::string body;
   std::string remote;
+  // Streamed uploads (HttpServer::set_streaming): the body went to
+  // `body_file` instead of `body`; `body_bytes` of it arrived, and
+  // `body_state` says how the read ended: "complete", "interrupted" (the
+  // client went away; nobody reads the response) or "too_large".
+  std::string body_file;
+  int64_t body_bytes = 0;
+  std::string body_state;
 
   std::optional<std::string> header(const std::string& lower_name) const;
   std::optional<std::string> query_param(std::string_view name) const;
@@ -42,6 +50,17 @@ struct Response {
 
 // Completes a request exactly once, from any thread.
 using Responder = std::function<void(Response)>;
+
+// What to do with a streamed body, decided from the request head before any
+// of the body is read: refuse it (`reject`, after which the connection
+// closes, since the unread body cannot be skipped cheaply), or write it to
+// `file` (appending or from scratch), at most `max_bytes` of it.
+struct StreamPlan {
+  std::optional<Response> reject;
+  std::string file;
+  bool append = false;
+  int64_t max_bytes = 0;
+};
 
 // Splits a request target into a decoded path and query parameters.
 // Returns false when the target is not valid percent-encoding.

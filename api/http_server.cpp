@@ -4,6 +4,12 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <fcntl.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <limits>
 
 #include <condition_variable>
 #include <mutex>
@@ -36,6 +42,8 @@ struct HttpServer::Impl {
   std::size_t body_limit;
   Dispatch dispatch;
   ErrorRenderer render_error;
+  HttpServer::StreamFilter stream_filter;
+  HttpServer::StreamPrepare stream_prepare;
 
   std::atomic<bool> stopping{false};
   std::atomic<int> in_flight{0};
@@ -55,6 +63,9 @@ struct HttpServer::Impl {
 class Session : public std::enable_shared_from_this<Session> {
  public:
   Session(tcp::socket socket, HttpServer::Impl& server) : stream_(std::move(socket)), server_(server) {}
+  ~Session() {
+    if (fd_ >= 0) ::close(fd_);
+  }
 
   void start() {
     beast::error_code ec;
@@ -73,61 +84,185 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
  private:
+  // The head is read first; the body then goes either into a string (every
+  // JSON route, capped at body_limit) or, for the upload routes the server
+  // was told to stream, into a file in 64 KiB chunks.
   void read() {
-    parser_.emplace();
-    parser_->body_limit(server_.body_limit);
-    parser_->header_limit(16 * 1024);
+    header_parser_.emplace();
+    // The cap is checked below once the route is known (uploads have their own).
+    header_parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
+    header_parser_->header_limit(16 * 1024);
     stream_.expires_after(kIdleTimeout);
+    http::async_read_header(stream_, buffer_, *header_parser_,
+                            [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
+  }
+
+  static bool is_quiet_end(const beast::error_code& ec) {
+    return ec == http::error::end_of_stream || ec == beast::error::timeout || ec == net::error::operation_aborted ||
+           ec == net::error::connection_reset || ec == net::error::eof;
+  }
+
+  // Malformed or oversized: answer in the envelope, then close, since the
+  // rest of the stream can no longer be framed reliably.
+  void fail(beast::error_code ec) {
+    busy_ = true;
+    ++server_.in_flight;
+    keep_alive_ = false;
+    Error err = ec == http::error::body_limit
+                    ? Error("invalid_request",
+                            "request body is larger than " + std::to_string(server_.body_limit) + " bytes",
+                            Json::object(), 413)
+                    : Error("invalid_request", std::string("malformed HTTP request: ") + ec.message());
+    write(server_.render_error(head_, err));
+  }
+
+  void on_header(beast::error_code ec) {
+    head_ = Request{};
+    head_.remote = remote_;
+    if (header_parser_->is_header_done()) {
+      const auto& h = header_parser_->get();
+      head_.method = std::string(h.method_string());
+      head_.target = std::string(h.target());
+      for (const auto& f : h) {
+        std::string name(f.name_string());
+        for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        auto [it, inserted] = head_.headers.emplace(name, std::string(f.value()));
+        if (!inserted) it->second += ", " + std::string(f.value());
+      }
+    }
+    if (is_quiet_end(ec)) return close();
+    if (ec) return fail(ec);
+    keep_alive_ = header_parser_->get().keep_alive() && !server_.stopping;
+    if (server_.stream_filter && server_.stream_filter(head_.method, head_.target)) return prepare_stream();
+    if (auto cl = header_parser_->content_length(); cl && *cl > server_.body_limit) return fail(http::error::body_limit);
+    parser_.emplace(std::move(*header_parser_));
+    parser_->body_limit(server_.body_limit);
     http::async_read(stream_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
   }
 
   void on_read(beast::error_code ec) {
-    if (ec == http::error::end_of_stream || ec == beast::error::timeout || ec == net::error::operation_aborted ||
-        ec == net::error::connection_reset || ec == net::error::eof) {
-      return close();
-    }
+    if (is_quiet_end(ec)) return close();
+    if (ec) return fail(ec);
     busy_ = true;
     ++server_.in_flight;
-    if (ec) {
-      // Malformed or oversized: answer in the envelope, then close, since the
-      // rest of the stream can no longer be framed reliably.
-      keep_alive_ = false;
-      Request req;
-      req.remote = remote_;
-      if (parser_->is_header_done()) {
-        const auto& h = parser_->get();
-        req.method = std::string(h.method_string());
-        req.target = std::string(h.target());
-        if (auto it = h.find("x-request-id"); it != h.end()) req.headers["x-request-id"] = std::string(it->value());
-      }
-      Error err = ec == http::error::body_limit
-                      ? Error("invalid_request",
-                              "request body is larger than " + std::to_string(server_.body_limit) + " bytes",
-                              Json::object(), 413)
-                      : Error("invalid_request", std::string("malformed HTTP request: ") + ec.message());
-      write(server_.render_error(req, err));
-      return;
-    }
-    auto msg = parser_->release();
-    keep_alive_ = msg.keep_alive() && !server_.stopping;
-    Request req;
-    req.method = std::string(msg.method_string());
-    req.target = std::string(msg.target());
-    req.remote = remote_;
-    for (const auto& f : msg) {
-      std::string name(f.name_string());
-      for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      auto [it, inserted] = req.headers.emplace(name, std::string(f.value()));
-      if (!inserted) it->second += ", " + std::string(f.value());
-    }
-    req.body = std::move(msg.body());
+    Request req = std::move(head_);
+    req.body = std::move(parser_->get().body());
+    dispatch(std::move(req));
+  }
+
+  void dispatch(Request req) {
     // No read timeout while the request is being handled: a long-poll may
     // legitimately keep the connection quiet for 45 seconds.
     stream_.expires_never();
     auto self = shared_from_this();
     server_.dispatch(std::move(req), [self](Response res) {
       net::post(self->stream_.get_executor(), [self, res = std::move(res)]() mutable { self->write(std::move(res)); });
+    });
+  }
+
+  // --- streamed bodies -----------------------------------------------------
+  void prepare_stream() {
+    busy_ = true;
+    stream_.expires_never();
+    auto self = shared_from_this();
+    server_.stream_prepare(head_, [self](StreamPlan plan) {
+      net::post(self->stream_.get_executor(), [self, plan = std::move(plan)]() mutable { self->on_plan(std::move(plan)); });
+    });
+  }
+
+  void on_plan(StreamPlan plan) {
+    ++server_.in_flight;
+    if (plan.reject) {
+      keep_alive_ = false;
+      return write(std::move(*plan.reject));
+    }
+    plan_ = std::move(plan);
+    int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (plan_.append ? O_APPEND : O_TRUNC);
+    fd_ = ::open(plan_.file.c_str(), flags, 0600);
+    received_ = 0;
+    if (fd_ < 0) {
+      // The handler still runs (and answers 500), so it can release what its
+      // precheck took.
+      log::error("cannot open upload staging file", {{"path", plan_.file}, {"errno", errno}});
+      return end_stream("failed");
+    }
+    body_parser_.emplace(std::move(*header_parser_));
+    body_parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
+    auto expect = head_.header("expect");
+    if (expect && strcasecmp(expect->c_str(), "100-continue") == 0) {
+      // The client waits for this before sending the body (curl does for
+      // large files); it comes only once the upload is known to be accepted.
+      auto cont = std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
+      http::async_write(stream_, *cont, [self = shared_from_this(), cont](beast::error_code ec, std::size_t) {
+        if (ec) return self->end_stream("interrupted");
+        self->read_chunk();
+      });
+      return;
+    }
+    read_chunk();
+  }
+
+  void read_chunk() {
+    if (body_parser_->is_done()) return end_stream("complete");
+    body_parser_->get().body().data = chunk_.data();
+    body_parser_->get().body().size = chunk_.size();
+    body_parser_->get().body().more = true;
+    stream_.expires_after(kIdleTimeout);
+    http::async_read_some(stream_, buffer_, *body_parser_,
+                          [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_chunk(ec); });
+  }
+
+  // Chunks are written with a plain write(2) on the I/O thread: 64 KiB to the
+  // page cache takes microseconds, so other connections on this thread are
+  // not held up noticeably, and no copy to another thread is needed.
+  void on_chunk(beast::error_code ec) {
+    if (ec == http::error::need_buffer) ec = {};
+    std::size_t got = chunk_.size() - body_parser_->get().body().size;
+    int64_t room = plan_.max_bytes - received_;
+    std::size_t keep = static_cast<std::size_t>(std::min<int64_t>(static_cast<int64_t>(got), std::max<int64_t>(room, 0)));
+    if (!write_all(chunk_.data(), keep)) return end_stream("interrupted");
+    received_ += static_cast<int64_t>(keep);
+    if (got > keep) return end_stream("too_large");
+    if (ec) return end_stream("interrupted");
+    read_chunk();
+  }
+
+  bool write_all(const char* data, std::size_t n) {
+    while (n > 0) {
+      ssize_t w = ::write(fd_, data, n);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        log::error("upload staging write failed", {{"path", plan_.file}, {"errno", errno}});
+        return false;
+      }
+      data += w;
+      n -= static_cast<std::size_t>(w);
+    }
+    return true;
+  }
+
+  // Hands the streamed request to the application in every case, so that an
+  // interrupted tus PATCH still records the bytes that did arrive.
+  void end_stream(const char* state) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    Request req = std::move(head_);
+    req.body_file = plan_.file;
+    req.body_bytes = received_;
+    req.body_state = state;
+    if (req.body_state == "complete") return dispatch(std::move(req));
+    // The rest of the body was not read: the connection cannot be reused.
+    keep_alive_ = false;
+    if (req.body_state == "too_large" || req.body_state == "failed") return dispatch(std::move(req));
+    stream_.expires_never();
+    auto self = shared_from_this();
+    server_.dispatch(std::move(req), [self](Response) {
+      net::post(self->stream_.get_executor(), [self] {
+        self->busy_ = false;
+        self->server_.request_finished();
+        self->close();
+      });
     });
   }
 
@@ -168,7 +303,14 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::tcp_stream stream_;
   HttpServer::Impl& server_;
   beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::empty_body>> header_parser_;
   std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<http::request_parser<http::buffer_body>> body_parser_;
+  Request head_;
+  StreamPlan plan_;
+  std::array<char, 64 * 1024> chunk_{};
+  int fd_ = -1;
+  int64_t received_ = 0;
   std::string remote_;
   bool keep_alive_ = true;
   bool busy_ = false;
@@ -211,6 +353,11 @@ HttpServer::~HttpServer() {
   impl_->ioc.stop();
   for (auto& t : impl_->threads)
     if (t.joinable()) t.join();
+}
+
+void HttpServer::set_streaming(StreamFilter filter, StreamPrepare prepare) {
+  impl_->stream_filter = std::move(filter);
+  impl_->stream_prepare = std::move(prepare);
 }
 
 uint16_t HttpServer::port() const { return impl_->acceptor->local_endpoint().port(); }

@@ -26,6 +26,17 @@ class HttpServer {
              ErrorRenderer render_error);
   ~HttpServer();
 
+  // Streamed request bodies (uploads up to 1 GB). `filter(method, target)`
+  // picks the requests whose body goes to a file instead of memory; for
+  // those, `prepare(head, done)` decides from the head alone, off the I/O
+  // thread, whether and where the body is written (done may run on any
+  // thread). The request then reaches `dispatch` with Request::body_file set,
+  // also when the client went away midway (body_state "interrupted"), so
+  // partial bytes can be kept. Set before run().
+  using StreamFilter = std::function<bool(const std::string& method, const std::string& target)>;
+  using StreamPrepare = std::function<void(Request head, std::function<void(StreamPlan)> done)>;
+  void set_streaming(StreamFilter filter, StreamPrepare prepare);
+
   uint16_t port() const;
   // Serves until shutdown() has finished draining. Blocks the caller.
   void run();

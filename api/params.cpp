@@ -43,6 +43,13 @@ bool is_valid_utf8(const std::string& s) {
   return true;
 }
 
+std::size_t utf8_length(const std::string& s) {
+  std::size_t n = 0;
+  for (unsigned char c : s)
+    if ((c & 0xC0) != 0x80) ++n;
+  return n;
+}
+
 JsonBody JsonBody::parse(const Request& req, bool empty_ok) {
   bool blank = req.body.find_first_not_of(" \t\r\n") == std::string::npos;
   if (blank) {
@@ -191,6 +198,47 @@ std::string QueryParams::one_of(const std::string& name, const std::vector<std::
   std::string list;
   for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
   throw Error::invalid(name, name + " must be one of: " + list);
+}
+
+std::optional<std::string> QueryParams::trimmed_text(const std::string& name, bool required, std::size_t min_chars,
+                                                     std::size_t max_chars) const {
+  // Four bytes per character at most, plus room for the spaces trimmed off.
+  auto raw = string(name, 4 * max_chars + 1024);
+  if (!raw) {
+    if (required) throw Error::invalid(name, name + " is required");
+    return raw;
+  }
+  const auto first = raw->find_first_not_of(' ');
+  std::string s = first == std::string::npos ? "" : raw->substr(first, raw->find_last_not_of(' ') - first + 1);
+  const std::size_t n = utf8_length(s);
+  if (n < min_chars || n > max_chars)
+    throw Error::invalid(name, name + " must be " + std::to_string(min_chars) + "-" + std::to_string(max_chars) +
+                                   " characters after trimming spaces");
+  return s;
+}
+
+std::optional<std::vector<int64_t>> QueryParams::id_list(const std::string& name, std::size_t max_items) const {
+  auto raw = string(name, 32 * max_items);
+  if (!raw) return std::nullopt;
+  const std::string bad = name + " must be a comma-separated list of 1-" + std::to_string(max_items) +
+                          " ids, each an integer >= 1";
+  std::vector<int64_t> ids;
+  std::size_t start = 0;
+  while (start <= raw->size()) {
+    auto comma = raw->find(',', start);
+    if (comma == std::string::npos) comma = raw->size();
+    std::string item = raw->substr(start, comma - start);
+    start = comma + 1;
+    const auto first = item.find_first_not_of(' ');
+    if (first == std::string::npos) throw Error::invalid(name, bad);
+    item = item.substr(first, item.find_last_not_of(' ') - first + 1);
+    if (item.size() > 18 || item.find_first_not_of("0123456789") != std::string::npos) throw Error::invalid(name, bad);
+    const int64_t id = std::stoll(item);
+    if (id < 1) throw Error::invalid(name, bad);
+    ids.push_back(id);
+    if (ids.size() > max_items) throw Error::invalid(name, bad);
+  }
+  return ids;
 }
 
 }  // namespace scribe::api

@@ -52,6 +52,13 @@ class QueryParams {
   int64_t clamped_integer(const std::string& name, int64_t def, int64_t min, int64_t max) const;
   bool boolean(const std::string& name, bool def) const;
   std::string one_of(const std::string& name, const std::vector<std::string>& allowed, const std::string& def) const;
+  // Free text with surrounding spaces trimmed, `min_chars`-`max_chars`
+  // characters (code points, not bytes) after trimming.
+  std::optional<std::string> trimmed_text(const std::string& name, bool required, std::size_t min_chars,
+                                          std::size_t max_chars) const;
+  // A comma-separated list of 1-`max_items` ids, each an integer >= 1
+  // (spaces around an id are ignored; duplicates are kept).
+  std::optional<std::vector<int64_t>> id_list(const std::string& name, std::size_t max_items) const;
 
  private:
   std::optional<int64_t> parse_integer(const std::string& name) const;
@@ -60,5 +67,7 @@ class QueryParams {
 
 // True when `s` is well-formed UTF-8 (what PostgreSQL text columns accept).
 bool is_valid_utf8(const std::string& s);
+// Code points in well-formed UTF-8 `s`.
+std::size_t utf8_length(const std::string& s);
 
 }  // namespace scribe::api

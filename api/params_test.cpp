@@ -80,5 +80,36 @@ TEST(QueryParams, RepeatedParameterIsRefused) {
   expect_invalid([&] { QueryParams(q).integer("limit", 5, 1, 10); }, "limit");
 }
 
+TEST(QueryParams, TrimmedTextCountsCharactersAfterTrimming) {
+  auto q = with_query({{"q", "  ab  "}, {"one", " a "}, {"accents", "\xc3\xa9\xc3\xa9"}, {"blank", "   "}});
+  QueryParams p(q);
+  EXPECT_EQ(p.trimmed_text("q", true, 2, 200), "ab");
+  EXPECT_EQ(p.trimmed_text("accents", true, 2, 2), "\xc3\xa9\xc3\xa9");  // two characters, four bytes
+  EXPECT_FALSE(p.trimmed_text("absent", false, 2, 200));
+  expect_invalid([&] { p.trimmed_text("absent", true, 2, 200); }, "absent");
+  expect_invalid([&] { p.trimmed_text("one", true, 2, 200); }, "one");
+  expect_invalid([&] { p.trimmed_text("blank", true, 2, 200); }, "blank");
+  auto long_q = with_query({{"q", std::string(201, 'x')}});
+  expect_invalid([&] { QueryParams(long_q).trimmed_text("q", true, 2, 200); }, "q");
+  auto padded = with_query({{"q", "   " + std::string(200, 'x') + "   "}});
+  EXPECT_EQ(QueryParams(padded).trimmed_text("q", true, 2, 200)->size(), 200u);
+}
+
+TEST(QueryParams, IdListTakesPositiveIntegersUpToTheMaximum) {
+  auto q = with_query({{"ids", "3, 1,3"}, {"zero", "1,0"}, {"neg", "-1"}, {"empty", ""}, {"gap", "1,,2"},
+                       {"word", "1,a"}, {"long", "1234567890123456789"}});
+  QueryParams p(q);
+  EXPECT_EQ(*p.id_list("ids", 50), (std::vector<int64_t>{3, 1, 3}));
+  EXPECT_FALSE(p.id_list("absent", 50));
+  for (const char* name : {"zero", "neg", "empty", "gap", "word", "long"})
+    expect_invalid([&] { p.id_list(name, 50); }, name);
+  std::string fifty, fifty_one;
+  for (int i = 1; i <= 50; ++i) fifty += (i > 1 ? "," : "") + std::to_string(i);
+  fifty_one = fifty + ",51";
+  EXPECT_EQ(QueryParams(with_query({{"ids", fifty}})).id_list("ids", 50)->size(), 50u);
+  auto over = with_query({{"ids", fifty_one}});
+  expect_invalid([&] { QueryParams(over).id_list("ids", 50); }, "ids");
+}
+
 }  // namespace
 }  // namespace scribe::api

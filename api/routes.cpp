@@ -26,6 +26,22 @@ void register_routes(ApiApp& app) {
   authed("DELETE", "/api/v1/transcriptions/{id}", DeleteTranscriptionHandler::handle);
   authed("POST", "/api/v1/transcriptions/{id}/retry", RetryTranscriptionHandler::handle);
   authed("GET", "/api/v1/transcriptions/{id}/result", ResultHandler::handle);
+  authed("GET", "/api/v1/transcriptions/{id}/transcript", TranscriptHandler::handle);
+  authed("GET", "/api/v1/transcriptions/{id}/subtitles", SubtitlesHandler::handle);
+  authed("GET", "/api/v1/transcriptions/{id}/words", WordsHandler::handle);
+  authed("GET", "/api/v1/transcriptions/{id}/search", TranscriptionSearchHandler::handle);
+  authed("GET", "/api/v1/search", SearchHandler::handle);
+  authed("POST", "/api/v1/uploads", CreateUploadHandler::handle);
+  authed("POST", "/api/v1/uploads/tus", CreateTusTicketHandler::handle);
+  // The upload URLs themselves: authorized by their signature or resume
+  // token, not by a key, and not rate-limited (a resumed upload is many PATCHes).
+  pub("PUT", "/uploads/presigned/{upload_id}", PutPresignedUploadHandler::handle);
+  app.add_stream("PUT", "/uploads/presigned/{upload_id}", PutPresignedUploadHandler::precheck);
+  pub("POST", "/api/v1/uploads/tus/files", TusCreateHandler::handle);
+  pub("HEAD", "/api/v1/uploads/tus/files/{upload}", TusHeadHandler::handle);
+  pub("PATCH", "/api/v1/uploads/tus/files/{upload}", TusPatchHandler::handle);
+  app.add_stream("PATCH", "/api/v1/uploads/tus/files/{upload}", TusPatchHandler::precheck);
+  pub("DELETE", "/api/v1/uploads/tus/files/{upload}", TusDeleteHandler::handle);
   r.add(Route{"GET", "/api/v1/transcriptions/{id}/wait", true, true, {}, WaitHandler::handle, {}});
 }
 

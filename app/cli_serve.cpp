@@ -197,6 +197,10 @@ int serve(int argc, char** argv) {
       cfg.listen_host, cfg.listen_port, cfg.io_threads, limits::kMaxJsonBodyBytes,
       [&](api::Request req, api::Responder respond) { app.dispatch(std::move(req), std::move(respond)); },
       [&](const api::Request& req, const Error& err) { return app.render_error(req, err); });
+  server.set_streaming([&](const std::string& method, const std::string& target) { return app.streams(method, target); },
+                       [&](api::Request head, std::function<void(api::StreamPlan)> done) {
+                         app.prepare_stream(std::move(head), std::move(done));
+                       });
   if (auto v = args.get("public-url")) {
     services.config.public_url = *v;
   } else if (!std::getenv("SCRIBE_PUBLIC_URL")) {

@@ -31,8 +31,11 @@ inline constexpr int kResultMaxQna = 20;
 inline constexpr int kResultMaxSegments = 1000;
 inline constexpr int kWordsLimitMax = 5000;
 inline constexpr int kWordsLimitDefault = 2000;
+// Retry-After of a 409 not_ready for a transcription still processing (/timestamps, /transcript, /subtitles).
+inline constexpr int kNotReadyRetryAfterSeconds = 15;
 inline constexpr int kSearchQueryMin = 2;
 inline constexpr int kSearchQueryMax = 200;
+inline constexpr int kSearchLimitMin = 1;
 inline constexpr int kSearchLimitMax = 100;
 inline constexpr int kSearchLimitDefault = 20;
 inline constexpr int kSearchOffsetMax = 1000;
@@ -45,5 +48,13 @@ inline constexpr int kSignatureToleranceSeconds = 300;
 // Not in the spec's table; our own decisions, documented in the OpenAPI document.
 inline constexpr std::size_t kMaxJsonBodyBytes = 1 << 20;  // 413 above this
 inline constexpr int kApiKeyNameMaxLength = 100;
+// An unfinished tus upload may be resumed this long after its creation
+// (Upload-Expires); the 3600 s of the spec bound the ticket, not the upload.
+inline constexpr int kResumableUploadTtlSeconds = 24 * 3600;
+// Search counts matches exactly up to this many and reports this many when
+// there are more: an exact count of a substring found in a few percent of a
+// million segments costs a scan of tens of thousands of them. `has_more` is
+// exact regardless (the page query looks one hit ahead).
+inline constexpr int kSearchTotalCap = 1'000;
 
 }  // namespace scribe::limits

@@ -9,6 +9,7 @@ Projection& api_keys_projection();
 Projection& wallet_ledger_projection();
 Projection& transcriptions_projection();
 Projection& segments_projection();
+Projection& search_projection();
 
 namespace {
 const db::Statement kInlineShared{"projections.inline_shared",
@@ -18,7 +19,8 @@ const db::Statement kInlineShared{"projections.inline_shared",
 const std::vector<Projection*>& all() {
   static const std::vector<Projection*> list = {&accounts_projection(), &api_keys_projection(),
                                                 &transcriptions_projection(), &segments_projection(),
-                                                &wallet_ledger_projection()};
+                                                // After segments: it copies the rows segments wrote.
+                                                &search_projection(), &wallet_ledger_projection()};
   return list;
 }
 

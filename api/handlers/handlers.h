@@ -18,6 +18,26 @@ struct GetTranscriptionHandler { static Response handle(RequestContext& ctx); };
 struct DeleteTranscriptionHandler { static Response handle(RequestContext& ctx); };  // DELETE .../{id}
 struct RetryTranscriptionHandler { static Response handle(RequestContext& ctx); };   // POST .../{id}/retry
 struct ResultHandler { static Response handle(RequestContext& ctx); };               // GET .../{id}/result
+struct TranscriptHandler { static Response handle(RequestContext& ctx); };           // GET .../{id}/transcript
+struct SubtitlesHandler { static Response handle(RequestContext& ctx); };            // GET .../{id}/subtitles
+struct WordsHandler { static Response handle(RequestContext& ctx); };                // GET .../{id}/words
+struct SearchHandler { static Response handle(RequestContext& ctx); };               // GET /api/v1/search
+struct TranscriptionSearchHandler { static Response handle(RequestContext& ctx); };  // GET .../{id}/search
+// Media intake (upload_handlers.cpp, tus_handlers.cpp). Streamed routes also
+// have a precheck that runs on the request head before the body is read.
+struct CreateUploadHandler { static Response handle(RequestContext& ctx); };     // POST /api/v1/uploads
+struct CreateTusTicketHandler { static Response handle(RequestContext& ctx); };  // POST /api/v1/uploads/tus
+struct PutPresignedUploadHandler {  // PUT /uploads/presigned/{upload_id}
+  static StreamPlan precheck(RequestContext& ctx);
+  static Response handle(RequestContext& ctx);
+};
+struct TusCreateHandler { static Response handle(RequestContext& ctx); };  // POST /api/v1/uploads/tus/files
+struct TusHeadHandler { static Response handle(RequestContext& ctx); };    // HEAD .../files/{upload}
+struct TusPatchHandler {                                                   // PATCH .../files/{upload}
+  static StreamPlan precheck(RequestContext& ctx);
+  static Response handle(RequestContext& ctx);
+};
+struct TusDeleteHandler { static Response handle(RequestContext& ctx); };  // DELETE .../files/{upload}
 // GET .../{id}/wait: asynchronous, see wait_handler.cpp.
 struct WaitHandler {
   static void handle(std::shared_ptr<RequestContext> ctx, Responder respond);

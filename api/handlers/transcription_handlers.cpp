@@ -6,6 +6,7 @@
 #include "api/result_view.h"
 #include "api/services.h"
 #include "api/transcription_view.h"
+#include "api/upload_store.h"
 #include "commands/transcription_commands.h"
 #include "common/error.h"
 #include "domain/limits.h"
@@ -57,6 +58,7 @@ transcription::Request parse_request(RequestContext& ctx) {
   if (r.callback_url) ctx.services.check_url(*r.callback_url, "callback_url");
   r.client_reference = b.string("client_reference", false, 0, 100000);
   transcription::check_request(r);  // the remaining rules, before any network work
+  if (r.source == "upload") uploads::require_completed(ctx.db(), ctx.caller().account_id, *r.upload_id);
   if (r.source == "upload") {
     r.title = r.original_filename;
   } else if (!r.duration_seconds || r.source != "external_url") {

@@ -152,6 +152,8 @@ test('documented GET routes answer as documented', async () => {
 test('a wrong method on a documented path is the documented 405', async () => {
   for (const [path, item] of Object.entries(doc.paths)) {
     const allowed = METHODS.filter((m) => item[m]).map((m) => m.toUpperCase());
+    // PATCH is served on the tus upload path (uploads.test.mjs covers it).
+    if (allowed.includes('PATCH')) continue;
     // Every GET route also answers HEAD, and the Allow header says so.
     const expectedAllow = allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed;
     const res = await curl(`${server.url}${path}`, { method: 'PATCH', key: account.key });

@@ -194,16 +194,25 @@ test('create answers 202 with the documented body; the callback secret only in t
   assert.ok(!('upload_id' in plainGot.json) && !('original_filename' in plainGot.json));
 
   // An upload: upload_id (normalized) instead of url; the file name is the title.
-  const up = await create(acct.key, { source: 'upload', upload_id: 'tus/abc123+resume-token', original_filename: 'talk.mp3',
+  // A finished 10-byte tus upload (uploads.test.mjs covers the protocol).
+  const ticket = (await post('/uploads/tus', acct.key, { filename: 'talk.mp3', file_size: 10 })).json;
+  const tus = { 'Tus-Resumable': '1.0.0' };
+  const loc = (await curl(ticket.upload_endpoint, { method: 'POST', headers: { ...tus, 'Upload-Length': '10',
+    'Upload-Metadata': `upload_token ${Buffer.from(ticket.upload_token).toString('base64')}` } })).headers.location;
+  const patched = await curl(loc, { method: 'PATCH', body: '0123456789',
+    headers: { ...tus, 'Content-Type': 'application/offset+octet-stream', 'Upload-Offset': '0' } });
+  assert.equal(patched.status, 204, patched.body);
+  const tusId = `tus/${loc.split('/').pop().split('+')[0]}`;
+  const up = await create(acct.key, { source: 'upload', upload_id: `tus/${loc.split('/').pop()}`, original_filename: 'talk.mp3',
     duration_seconds: 30 });
   assert.equal(up.status, 202, up.body);
   documented('POST', '/api/v1/transcriptions', up);
-  assert.equal(up.json.upload_id, 'tus/abc123');
+  assert.equal(up.json.upload_id, tusId);
   assert.ok(!('url' in up.json));
   const upGot = await get(`/transcriptions/${up.json.id}`, acct.key);
   documented('GET', '/api/v1/transcriptions/{id}', upGot);
   assert.equal(upGot.json.source, 'upload');
-  assert.equal(upGot.json.upload_id, 'tus/abc123');
+  assert.equal(upGot.json.upload_id, tusId);
   assert.equal(upGot.json.original_filename, 'talk.mp3');
   assert.equal(upGot.json.title, 'talk.mp3');
   assert.ok(!('url' in upGot.json));

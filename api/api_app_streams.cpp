@@ -1,0 +1,58 @@
+// Streamed request bodies: the ApiApp side of HttpServer::set_streaming. The
+// precheck runs the same pipeline steps as any request (request id, route
+// match, error envelope, access log) but on the head alone, so an upload that
+// will be refused is refused before a byte of its body is read.
+#include "api/api_app.h"
+#include "common/crypto.h"
+#include "common/log.h"
+
+namespace scribe::api {
+
+void ApiApp::add_stream(const std::string& method, const std::string& pattern, StreamPrecheck precheck) {
+  stream_router_.add(Route{method, pattern, false, false, {}, {}, {}});
+  prechecks_[method + " " + pattern] = std::move(precheck);
+}
+
+bool ApiApp::streams(const std::string& method, const std::string& target) const {
+  std::string path;
+  std::vector<std::pair<std::string, std::string>> query;
+  if (!parse_target(target, path, query)) return false;
+  auto m = stream_router_.match(method, path);
+  return m.route && m.route->method == method;
+}
+
+void ApiApp::prepare_stream(Request head, std::function<void(StreamPlan)> done) {
+  // A refusal carries the same id in the header and the envelope; the
+  // request that follows an accepted precheck gets its own, as any request.
+  std::string request_id = "req_" + crypto::random_hex(12);
+  parse_target(head.target, head.path, head.query);
+  auto m = stream_router_.match(head.method, head.path);
+  auto ctx = std::make_shared<RequestContext>(std::move(head), request_id, services_);
+  ctx->params = std::move(m.params);
+  const StreamPrecheck* precheck = &prechecks_.at(m.route->method + " " + m.route->pattern);
+  std::string pattern = m.route->pattern;
+  workers_.post([this, ctx, precheck, pattern, done = std::move(done)] {
+    StreamPlan plan;
+    try {
+      plan = (*precheck)(*ctx);
+    } catch (const Error& err) {
+      plan.reject = error_response(ctx->request_id, err);
+    } catch (const std::exception& err) {
+      log::error("upload precheck failed", {{"route", pattern}, {"error", err.what()}});
+      plan.reject = error_response(ctx->request_id, Error("internal_error", "internal error; retry with backoff"));
+    }
+    ctx->release_db();
+    if (plan.reject) {
+      plan.reject->set_header("X-Request-Id", ctx->request_id);
+      plan.reject->set_header("Access-Control-Allow-Origin", "*");
+      log::info("request", {{"request_id", ctx->request_id},
+                            {"method", ctx->req.method},
+                            {"route", pattern},
+                            {"status", plan.reject->status},
+                            {"stage", "precheck"}});
+    }
+    done(std::move(plan));
+  });
+}
+
+}  // namespace scribe::api

@@ -1,0 +1,202 @@
+// GET /api/v1/transcriptions/{id}/transcript, .../subtitles and .../words:
+// the raw exports and the word timings. Rows are read in one snapshot, the
+// connection goes back to the pool, and the pure functions of
+// domain/transcript_text.h and domain/subtitles.h render the body.
+#include "api/handlers/handlers.h"
+#include "api/export_rows.h"
+#include "api/params.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "domain/limits.h"
+#include "domain/subtitles.h"
+#include "domain/transcript_text.h"
+#include "domain/transcription.h"
+
+namespace scribe::api {
+namespace {
+
+const db::Statement kMeta{"exports.meta",
+                          "select status, title, language, detected_language from transcriptions "
+                          "where id = $1 and account_id = $2"};
+const db::Statement kWordsPage{"exports.words_page",
+                               "select text, start_ms, end_ms, segment_id, word_index, speaker, punctuation "
+                               "from words where transcription_id = $1 order by word_index offset $2 limit $3"};
+const db::Statement kWordsCount{"exports.words_count", "select count(*) from words where transcription_id = $1"};
+
+struct Meta {
+  std::string status;
+  std::optional<std::string> title;
+  std::string language;
+};
+
+std::optional<std::string> opt_text(const pqxx::field& f) {
+  return f.is_null() ? std::nullopt : std::optional<std::string>(f.c_str());
+}
+
+Meta load_meta(pqxx::transaction_base& txn, int64_t account_id, int64_t id) {
+  auto res = txn.exec_prepared(kMeta.name, id, account_id);
+  if (res.empty()) throw Error::not_found("transcription");
+  const auto& r = res[0];
+  return {r[0].c_str(), opt_text(r[1]), r[3].is_null() ? r[2].c_str() : r[3].c_str()};
+}
+
+// 409 not_ready with the spec's reasons; only a processing transcription
+// gets Retry-After, since waiting changes nothing for the others.
+void require_completed(const Meta& m) {
+  if (m.status == transcription::kCompleted) return;
+  Json extras = {{"status", m.status}};
+  std::string message;
+  if (transcription::is_active(m.status)) {
+    extras["reason"] = "transcription_processing";
+    extras["retry_after"] = limits::kNotReadyRetryAfterSeconds;
+    message = "the transcription is still processing; retry in 15 s or use /wait";
+  } else if (m.status == transcription::kFailed) {
+    extras["reason"] = "transcription_failed";
+    message = "the transcription failed; POST /retry starts a new attempt";
+  } else if (m.status == transcription::kCancelled) {
+    extras["reason"] = "transcription_cancelled";
+    message = "the transcription was cancelled";
+  } else {
+    extras["reason"] = "not_started";
+    message = "the transcription is '" + m.status + "' and was never started; waiting does nothing";
+  }
+  throw Error("not_ready", message, extras);
+}
+
+Response raw(std::string body, const std::string& content_type) {
+  Response res;
+  res.status = 200;
+  res.content_type = content_type;
+  res.body = std::move(body);
+  return res;
+}
+
+std::vector<std::string> preset_names() {
+  std::vector<std::string> names;
+  for (const auto& p : subtitles::presets()) names.emplace_back(p.name);
+  return names;
+}
+
+}  // namespace
+
+Response TranscriptHandler::handle(RequestContext& ctx) {
+  const int64_t id = ctx.id_param("id", "transcription");
+  QueryParams q(ctx.req);
+  const std::string format = q.one_of("format", {"txt", "md"}, "txt");
+  transcript::TextOptions opts;
+  opts.speaker_labels = q.boolean("speaker_labels", true);
+  opts.timestamps = q.boolean("timestamps", true);
+  Meta meta;
+  std::vector<transcript::Segment> segments;
+  {
+    pqxx::read_transaction txn(ctx.db());
+    meta = load_meta(txn, ctx.caller().account_id, id);
+    require_completed(meta);
+    segments = load_segments(txn, id);
+  }
+  ctx.release_db();
+  const bool has_title = meta.title && meta.title->find_first_not_of(" \t\r\n") != std::string::npos;
+  std::string body = format == "md"
+                         ? transcript::render_md(has_title ? *meta.title : "Transcription " + std::to_string(id), {},
+                                                 segments, opts)
+                         : transcript::render_txt(segments, opts);
+  // A 200 is never empty: a completed transcription without text has lost its artifact.
+  if (body.empty())
+    throw Error("not_ready", "the transcription completed but no transcript text is stored",
+                {{"reason", "artifact_missing"}, {"status", meta.status}});
+  auto res = raw(std::move(body), format == "md" ? "text/markdown; charset=utf-8" : "text/plain; charset=utf-8");
+  res.set_header("x-service-segment-count", std::to_string(segments.size()));
+  res.set_header("Content-Disposition",
+                 "attachment; filename=" + transcript::slug(has_title ? meta.title : std::nullopt, id) + "." + format);
+  return res;
+}
+
+Response SubtitlesHandler::handle(RequestContext& ctx) {
+  const int64_t id = ctx.id_param("id", "transcription");
+  QueryParams q(ctx.req);
+  const std::string format = q.one_of("format", {"srt", "vtt", "vtt-karaoke", "json"}, "srt");
+  const subtitles::Preset* preset = subtitles::find_preset(q.one_of("preset", preset_names(), subtitles::kDefaultPreset));
+  const bool labels = q.boolean("speaker_labels", false);
+  const std::string mode = q.one_of("mode", {"auto", "word", "sentence"}, "auto");
+  const std::string source = q.one_of("source", {"auto", "generated", "materialized"}, "auto");
+  Meta meta;
+  std::vector<transcript::Segment> segments;
+  std::vector<transcript::Word> words;
+  {
+    pqxx::read_transaction txn(ctx.db());
+    meta = load_meta(txn, ctx.caller().account_id, id);
+    require_completed(meta);
+    // This server stores no user-edited cues, so materialized cues never
+    // exist and every other source generates.
+    if (source == "materialized") throw Error("not_found", "this transcription has no edited cues (source=materialized)");
+    segments = load_segments(txn, id);
+    if (segments.empty()) throw Error("not_found", "the transcription completed without segments; no subtitles exist");
+    if (mode != "sentence") words = load_words(txn, id);
+  }
+  ctx.release_db();
+  if (mode == "word" && words.empty())
+    throw Error::invalid("mode", "mode=word needs word timestamps, and this transcription has none; use mode=sentence");
+  const subtitles::BuildOptions build{preset, labels};
+  const subtitles::CueSet cues =
+      words.empty() ? subtitles::build_from_segments(segments, build) : subtitles::build_from_words(words, build);
+  if (cues.cues.empty()) throw Error("not_found", "the transcription has no text to subtitle");
+  const bool word_mode = cues.mode == subtitles::Mode::Word;
+  Response res;
+  std::string ext = "srt";
+  if (format == "srt") {
+    res = raw(subtitles::render_srt(cues), "application/x-subrip; charset=utf-8");
+  } else if (format == "vtt") {
+    res = raw(subtitles::render_vtt(cues), "text/vtt; charset=utf-8");
+    ext = "vtt";
+  } else if (format == "vtt-karaoke") {
+    res = raw(subtitles::render_vtt_karaoke(cues), "text/vtt; charset=utf-8");
+    ext = "vtt";
+  } else {
+    res = raw(subtitles::render_json(cues), "application/json; charset=utf-8");
+    ext = "json";
+  }
+  res.set_header("x-service-cue-count", std::to_string(cues.cues.size()));
+  res.set_header("x-service-cue-source", "generated");
+  res.set_header("x-service-cue-mode", word_mode ? "word" : "sentence");
+  res.set_header("Content-Disposition", "inline; filename=" + transcript::slug(meta.title, id) + "-" +
+                                            (word_mode ? std::string(preset->name) : "sentence") + "." + ext);
+  return res;
+}
+
+Response WordsHandler::handle(RequestContext& ctx) {
+  const int64_t id = ctx.id_param("id", "transcription");
+  QueryParams q(ctx.req);
+  const int64_t offset = q.integer("offset", 0, 0, INT32_MAX);
+  const int64_t limit = q.integer("limit", limits::kWordsLimitDefault, 1, limits::kWordsLimitMax);
+  pqxx::read_transaction txn(ctx.db());
+  const Meta meta = load_meta(txn, ctx.caller().account_id, id);
+  const bool completed = meta.status == transcription::kCompleted;
+  const int64_t total = completed ? txn.exec_prepared1(kWordsCount.name, id)[0].as<int64_t>() : 0;
+  Json words = Json::array();
+  if (total > 0) {
+    for (const auto& r : txn.exec_prepared(kWordsPage.name, id, offset, limit)) {
+      words.push_back({{"text", r[0].c_str()},
+                       {"start_ms", r[1].as<int64_t>()},
+                       {"end_ms", r[2].as<int64_t>()},
+                       {"segment_id", r[3].as<int64_t>()},
+                       {"word_index", r[4].as<int64_t>()},
+                       {"speaker", r[5].is_null() ? Json(nullptr) : Json(r[5].c_str())},
+                       {"punctuation", r[6].is_null() ? Json(nullptr) : Json(r[6].c_str())}});
+    }
+  }
+  const int64_t returned = static_cast<int64_t>(words.size());
+  Json reason = completed ? (total > 0 ? Json(nullptr) : Json("no_word_timestamps")) : Json("not_completed");
+  return Response::json(200, {{"id", id},
+                              {"status", meta.status},
+                              {"granularity", "word"},
+                              {"available", total > 0},
+                              {"reason", reason},
+                              {"language", meta.language},
+                              {"count", total},
+                              {"offset", offset},
+                              {"limit", limit},
+                              {"has_more", offset + returned < total},
+                              {"words", std::move(words)}});
+}
+
+}  // namespace scribe::api

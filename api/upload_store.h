@@ -1,0 +1,47 @@
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <pqxx/pqxx>
+#include <string>
+
+// The uploads table (migrations/009_uploads.sql) and the staging files behind
+// it: the state shared by the presigned and the tus handlers and read by
+// POST /transcriptions and /quotes.
+namespace scribe::api::uploads {
+
+struct Row {
+  std::string id;  // normalized: upl_<id> or tus/<id>
+  int64_t account_id = 0;
+  std::string kind;  // presigned | tus
+  std::optional<std::string> filename;
+  std::optional<std::string> content_type;
+  int64_t declared_size = 0;
+  int64_t received_bytes = 0;
+  std::optional<std::string> resume_token_hash;
+  int64_t expires_unix = 0;
+  bool completed = false;
+};
+
+std::optional<Row> load(pqxx::connection& conn, const std::string& id);
+void insert(pqxx::connection& conn, const Row& row);
+void set_received(pqxx::connection& conn, const std::string& id, int64_t received_bytes);
+// Marks the upload complete; false when it already was (single use).
+bool mark_completed(pqxx::connection& conn, const std::string& id, int64_t received_bytes);
+void mark_incomplete(pqxx::connection& conn, const std::string& id);
+void remove(pqxx::connection& conn, const std::string& id);
+
+// Where bodies are written while they arrive: $SCRIBE_WORK_DIR/staging, else
+// the object store root's staging/ (same file system, so completing an upload
+// is a rename). Created on first use.
+std::string staging_dir();
+// The object store key of a completed upload.
+inline std::string object_key(const std::string& id) { return "uploads/" + id; }
+
+// For source `upload` on POST /transcriptions and /quotes: the upload must
+// exist, be complete and belong to `account_id`; else 400 invalid_request
+// naming upload_id (uploads of other accounts are reported like unknown ones).
+void require_completed(pqxx::connection& conn, int64_t account_id, const std::string& id);
+
+int64_t unix_now();
+
+}  // namespace scribe::api::uploads

@@ -1,0 +1,169 @@
+// The four renderings of a CueSet: SRT, WebVTT, karaoke WebVTT and the
+// camelCase JSON of the spec. Written by hand rather than through a JSON
+// library because a 12-hour transcript has 100,000 words and the export
+// must stay well under a second (bench/exports_benchmark.cpp).
+#include <algorithm>
+#include <cstdio>
+
+#include "domain/subtitles.h"
+
+namespace scribe::subtitles {
+namespace {
+
+// WebVTT cue text: &, < and > are character references, so text can never
+// open a tag or spell "-->".
+void append_vtt_escaped(std::string& out, std::string_view s) {
+  for (char c : s) {
+    if (c == '&') out += "&amp;";
+    else if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else out += c;
+  }
+}
+
+void append_json_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"') out += "\\\"";
+    else if (c == '\\') out += "\\\\";
+    else if (c == '\n') out += "\\n";
+    else if (u < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  out += '"';
+}
+
+void append_optional_json(std::string& out, const std::optional<std::string>& s) {
+  if (s) append_json_string(out, *s);
+  else out += "null";
+}
+
+void append_timing(std::string& out, const Cue& c, char sep) {
+  out += format_timestamp(c.start_ms, sep);
+  out += " --> ";
+  out += format_timestamp(c.end_ms, sep);
+  out += '\n';
+}
+
+}  // namespace
+
+std::string format_timestamp(int64_t ms, char separator) {
+  if (ms < 0) ms = 0;
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%02lld:%02lld:%02lld%c%03lld", static_cast<long long>(ms / 3600000),
+                static_cast<long long>(ms / 60000 % 60), static_cast<long long>(ms / 1000 % 60), separator,
+                static_cast<long long>(ms % 1000));
+  return buf;
+}
+
+std::string render_srt(const CueSet& set) {
+  std::string out;
+  out.reserve(set.cues.size() * 120);
+  std::size_t n = 0;
+  for (const auto& c : set.cues) {
+    if (n > 0) out += '\n';
+    out += std::to_string(++n);
+    out += '\n';
+    append_timing(out, c, ',');
+    for (const auto& line : c.lines) {
+      out += line;
+      out += '\n';
+    }
+  }
+  return out;
+}
+
+std::string render_vtt(const CueSet& set) {
+  std::string out = "WEBVTT\n";
+  out.reserve(set.cues.size() * 120 + 8);
+  for (const auto& c : set.cues) {
+    out += '\n';
+    append_timing(out, c, '.');
+    for (const auto& line : c.lines) {
+      append_vtt_escaped(out, line);
+      out += '\n';
+    }
+  }
+  return out;
+}
+
+std::string render_vtt_karaoke(const CueSet& set) {
+  std::string out = "WEBVTT\n";
+  out.reserve(set.cues.size() * 200 + 8);
+  for (const auto& c : set.cues) {
+    out += '\n';
+    append_timing(out, c, '.');
+    std::size_t k = c.first_token;
+    int64_t last_tag = c.start_ms;
+    for (std::size_t line = 0; line < c.line_tokens.size(); ++line) {
+      if (line == 0) append_vtt_escaped(out, c.label);
+      for (std::size_t n = 0; n < c.line_tokens[line]; ++n, ++k) {
+        const Token& t = set.tokens[k];
+        if (n > 0) out += ' ';
+        // A tag must lie strictly inside the cue and after the previous tag;
+        // a word whose time cannot satisfy that joins the previous word.
+        if (k > c.first_token) {
+          const int64_t at = std::max(t.start_ms, last_tag + 1);
+          if (at < c.end_ms) {
+            out += '<';
+            out += format_timestamp(at, '.');
+            out += '>';
+            last_tag = at;
+          }
+        }
+        append_vtt_escaped(out, t.text);
+        if (t.punctuation) append_vtt_escaped(out, *t.punctuation);
+      }
+      out += '\n';
+    }
+  }
+  return out;
+}
+
+std::string render_json(const CueSet& set) {
+  std::string out = "{\"cues\":[";
+  out.reserve(set.cues.size() * 160 + (set.mode == Mode::Word ? set.tokens.size() * 110 : 0));
+  bool first_cue = true;
+  for (const auto& c : set.cues) {
+    if (!first_cue) out += ',';
+    first_cue = false;
+    out += "{\"startMs\":" + std::to_string(c.start_ms) + ",\"endMs\":" + std::to_string(c.end_ms) + ",\"text\":";
+    std::string text;
+    for (const auto& line : c.lines) {
+      if (!text.empty()) text += '\n';
+      text += line;
+    }
+    append_json_string(out, text);
+    if (c.speaker) {
+      out += ",\"speaker\":";
+      append_json_string(out, *c.speaker);
+    }
+    if (set.mode == Mode::Word) {
+      out += ",\"words\":[";
+      for (std::size_t k = c.first_token; k < c.first_token + c.token_count; ++k) {
+        const Token& t = set.tokens[k];
+        if (k > c.first_token) out += ',';
+        out += "{\"text\":";
+        append_json_string(out, t.text);
+        out += ",\"startMs\":" + std::to_string(t.start_ms) + ",\"endMs\":" + std::to_string(t.end_ms);
+        out += ",\"punctuationAfter\":";
+        append_optional_json(out, t.punctuation);
+        out += ",\"speaker\":";
+        append_optional_json(out, t.speaker);
+        out += '}';
+      }
+      out += ']';
+    }
+    out += '}';
+  }
+  out += "]}\n";
+  return out;
+}
+
+}  // namespace scribe::subtitles

@@ -1,0 +1,53 @@
+// Writes the `search_segments` table (inline, in the completing transaction,
+// so a transcription is searchable the moment it reads as completed). It runs
+// after the transcriptions and segments projections (see registry.cpp), so on
+// TranscriptionCompleted the segments of that transcription are already in
+// `segments` and its row in `transcriptions`: the rows are copied from there
+// in one statement instead of reading and parsing the artifact a second time.
+//
+// Rebuilding this projection alone replays against the final `segments` and
+// `transcriptions` tables. That still gives the live rows: a transcription
+// ends with segments exactly when its last completion, retry or deletion was
+// a completion, which is also when this projection keeps rows for it.
+#include "common/db.h"
+#include "domain/events.h"
+#include "projections/projection.h"
+
+namespace scribe::projections {
+namespace {
+
+const db::Statement kDelete{"search_segments.delete", "delete from search_segments where transcription_id = $1"};
+const db::Statement kCopy{
+    "search_segments.copy",
+    "insert into search_segments(segment_id, transcription_id, account_id, transcription_created_at, start_ms, "
+    "end_ms, speaker, text) "
+    "select s.id, s.transcription_id, t.account_id, t.created_at, s.start_ms, s.end_ms, s.speaker, s.text "
+    "from segments s join transcriptions t on t.id = s.transcription_id "
+    "where s.transcription_id = $1 and t.status = 'completed'"};
+
+class SearchProjection final : public Projection {
+ public:
+  std::string name() const override { return "search"; }
+  std::vector<std::string> tables() const override { return {"search_segments"}; }
+  bool is_inline() const override { return true; }
+
+  void apply(pqxx::work& txn, const es::RecordedEvent& e) override {
+    if (e.type != events::kTranscriptionCompleted && e.type != events::kTranscriptionRetried &&
+        e.type != events::kTranscriptionDeleted)
+      return;
+    const int64_t id = e.data.at("transcription_id").get<int64_t>();
+    // A completion replaces whatever an earlier attempt left (there should be
+    // nothing, as a retry clears it, but replays must not trip on it).
+    txn.exec_prepared(kDelete.name, id);
+    if (e.type == events::kTranscriptionCompleted) txn.exec_prepared(kCopy.name, id);
+  }
+};
+
+}  // namespace
+
+Projection& search_projection() {
+  static SearchProjection p;
+  return p;
+}
+
+}  // namespace scribe::projections
