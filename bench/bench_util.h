@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "common/db.h"
+#include "eventstore/migrator.h"
+
 namespace scribe::bench {
 
 using Clock = std::chrono::steady_clock;
@@ -59,6 +62,22 @@ inline std::string with_database(const std::string& url, const std::string& dbna
   auto slash = base.find('/', scheme == std::string::npos ? 0 : scheme + 3);
   if (slash == std::string::npos) return base + "/" + dbname + rest;
   return base.substr(0, slash + 1) + dbname + rest;
+}
+
+// Drops and re-creates database `dbname` on the server of `base_url` and
+// migrates it: each benchmark measures in a database of its own. Returns the
+// new database's URL.
+inline std::string fresh_database(const std::string& base_url, const std::string& dbname) {
+  {
+    auto admin = db::open_connection(base_url, false);
+    pqxx::nontransaction txn(*admin);
+    txn.exec("drop database if exists " + txn.quote_name(dbname) + " with (force)");
+    txn.exec("create database " + txn.quote_name(dbname));
+  }
+  const std::string url = with_database(base_url, dbname);
+  auto conn = db::open_connection(url, false);
+  migrator::migrate(*conn);
+  return url;
 }
 
 }  // namespace scribe::bench

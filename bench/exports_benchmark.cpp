@@ -179,16 +179,9 @@ int main() {
     const std::string base_url = scribe::bench::env_or("SCRIBE_BENCH_DATABASE_URL", "");
     if (base_url.empty()) return 0;
     const std::string dbname = scribe::bench::env_or("SCRIBE_BENCH_EXPORTS_DB", "scribe_bench_exports");
-    const std::string url = scribe::bench::with_database(base_url, dbname);
-    {
-      auto admin = scribe::db::open_connection(base_url, false);
-      pqxx::nontransaction txn(*admin);
-      txn.exec("drop database if exists " + txn.quote_name(dbname) + " with (force)");
-      txn.exec("create database " + txn.quote_name(dbname));
-    }
+    const std::string url = scribe::bench::fresh_database(base_url, dbname);
     {
       auto conn = scribe::db::open_connection(url, false);
-      scribe::migrator::migrate(*conn);
       load_rows(*conn, s);
     }
     auto conn = scribe::db::open_connection(url);

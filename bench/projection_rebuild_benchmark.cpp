@@ -459,17 +459,9 @@ int main() {
     const auto diag_events =
         std::min(n, static_cast<int64_t>(scribe::bench::env_double("SCRIBE_BENCH_DIAG_EVENTS", 100'000)));
     const auto diag_batches = scribe::bench::env_int_list("SCRIBE_BENCH_REBUILD_DIAG_BATCHES", "500,20000");
-    const std::string url = scribe::bench::with_database(base_url, dbname);
-
-    {
-      auto admin = scribe::db::open_connection(base_url, false);
-      pqxx::nontransaction txn(*admin);
-      txn.exec("drop database if exists " + txn.quote_name(dbname) + " with (force)");
-      txn.exec("create database " + txn.quote_name(dbname));
-    }
+    const std::string url = scribe::bench::fresh_database(base_url, dbname);
     {
       auto conn = scribe::db::open_connection(url, false);
-      scribe::migrator::migrate(*conn);
       load_events(*conn, n, streams);
     }
 

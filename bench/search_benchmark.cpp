@@ -187,14 +187,8 @@ int main() {
       }
     }
     if (!loaded) {
-      {
-        auto admin = scribe::db::open_connection(base_url, false);
-        pqxx::nontransaction txn(*admin);
-        txn.exec("drop database if exists " + txn.quote_name(dbname) + " with (force)");
-        txn.exec("create database " + txn.quote_name(dbname));
-      }
+      scribe::bench::fresh_database(base_url, dbname);
       auto conn = scribe::db::open_connection(url, false);
-      scribe::migrator::migrate(*conn);
       auto t0 = Clock::now();
       load(*conn, segments, transcriptions);
       std::cerr << "loaded and indexed in " << seconds_since(t0) << " s\n";
