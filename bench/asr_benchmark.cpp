@@ -243,7 +243,7 @@ void rtf(EnginePool& pool, const std::string& work, const std::string& file, dou
   auto t0 = Clock::now();
   auto r = transcribe_file(pool, file, work);
   double took = scribe::bench::seconds_since(t0);
-  std::cout << "Real-time factor, " << minutes << "-minute file: " << std::setprecision(3) << took / r.duration_seconds
+  std::cout << std::fixed << "Real-time factor, " << std::setprecision(0) << minutes << "-minute file: " << std::setprecision(3) << took / r.duration_seconds
             << " (" << std::setprecision(1) << took << " s for " << r.duration_seconds << " s, "
             << pool.factory().parallelism() << " decoding threads, " << r.pieces << " pieces, "
             << r.speech_seconds << " s of speech)\n";
@@ -266,7 +266,7 @@ void memory(const std::string& self, const std::string& file, double hours) {
   wait4(pid, &status, 0, &usage);
   double took = scribe::bench::seconds_since(t0);
   double mib = usage.ru_maxrss / 1024.0;
-  std::cout << "Peak memory, " << hours << "-hour file: " << std::setprecision(0) << mib << " MiB (exit "
+  std::cout << std::fixed << "Peak memory, " << std::setprecision(1) << hours << "-hour file: " << std::setprecision(0) << mib << " MiB (exit "
             << WEXITSTATUS(status) << ", " << took << " s, RTF " << std::setprecision(3) << took / (hours * 3600)
             << ")\n";
   std::cout << Json{{"bench", "asr"}, {"part", "memory"}, {"hours", hours}, {"peak_rss_mib", mib},
