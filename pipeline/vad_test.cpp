@@ -78,25 +78,25 @@ TEST_F(VadTest, FindsSpeechBetweenSilences) {
 }
 
 TEST_F(VadTest, IgnoresWhiteNoise) {
-  sh("sox -n -r 16000 -c 1 -b 16 white.wav synth 5 whitenoise vol 0.3");
+  sh("sox -R -n -r 16000 -c 1 -b 16 white.wav synth 5 whitenoise vol 0.3");
   EXPECT_LT(speech_share(detect(load("white.wav"))), 0.05);
 }
 
 TEST_F(VadTest, IgnoresPinkAndBrownNoise) {
-  sh("sox -n -r 16000 -c 1 -b 16 pink.wav synth 4 pinknoise vol 0.3");
-  sh("sox -n -r 16000 -c 1 -b 16 brown.wav synth 4 brownnoise vol 0.6");
+  sh("sox -R -n -r 16000 -c 1 -b 16 pink.wav synth 4 pinknoise vol 0.3");
+  sh("sox -R -n -r 16000 -c 1 -b 16 brown.wav synth 4 brownnoise vol 0.6");
   EXPECT_LT(speech_share(detect(load("pink.wav"))), 0.05);
   EXPECT_LT(speech_share(detect(load("brown.wav"))), 0.05);
 }
 
 TEST_F(VadTest, IgnoresSynthesizedMusic) {
-  sh("sox -n -r 16000 -c 1 -b 16 chord.wav synth 5 pluck C4 pluck E4 pluck G4");
-  sh("sox -n -r 16000 -c 1 -b 16 sines.wav synth 5 sine A3 sine C4 sine E4 vol 0.3");
+  sh("sox -R -n -r 16000 -c 1 -b 16 chord.wav synth 5 pluck C4 pluck E4 pluck G4");
+  sh("sox -R -n -r 16000 -c 1 -b 16 sines.wav synth 5 sine A3 sine C4 sine E4 vol 0.3");
   // A melody: notes concatenated, each with a short fade so the notes are distinct.
   std::string notes;
   const char* melody[] = {"C4", "E4", "G4", "C5", "A4", "F4", "D4", "B3", "G3", "E4", "C4", "D4", "F4", "A4", "G4", "E4"};
   for (int i = 0; i < 16; ++i) {
-    sh("sox -n -r 16000 -c 1 -b 16 n" + std::to_string(i) + ".wav synth 0.3 pluck " + melody[i] + " fade 0.01 0.3 0.05");
+    sh("sox -R -n -r 16000 -c 1 -b 16 n" + std::to_string(i) + ".wav synth 0.3 pluck " + melody[i] + " fade 0.01 0.3 0.05");
     notes += " n" + std::to_string(i) + ".wav";
   }
   sh("sox" + notes + " melody.wav");

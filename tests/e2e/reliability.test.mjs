@@ -70,3 +70,69 @@ test('SIGKILL during a stream of creates leaves no hold without a job and no job
     await server.stop();
   }
 });
+
+test('SIGKILL during a stream of creates and retries: every attempt has one hold, settled at most once', async () => {
+  // Jobs fail fast here (nothing listens on port 9: source_unavailable), so
+  // workers keep turning attempts into retryable failures while retries and
+  // creates arrive and the server is killed.
+  const env = { SCRIBE_ALLOW_PRIVATE_URLS: '1', SCRIBE_WORKER_POLL_MS: '50' };
+  const acc = newAccount({ balance: 1 });
+  const body = (tag) => ({ source: 'external_url', url: `http://127.0.0.1:9/${tag}.mp3`, duration_seconds: 10 });
+  const api = (server, path, opts) => curl(`${server.url}/api/v1${path}`, { key: acc.key, ...opts })
+    .catch(() => ({ status: 0 }));
+  let server = await startServer({ workers: true, extraEnv: env });
+  const ids = [];
+  for (let i = 0; i < 6; i++) {
+    const r = await api(server, '/transcriptions', { method: 'POST', body: body(`seed-${i}`) });
+    assert.equal(r.status, 202, r.body);
+    ids.push(r.json.id);
+  }
+  const failed = async () => {
+    const until = Date.now() + 30_000;
+    while (Date.now() < until) {
+      const n = Number(psql(`select count(*) from transcriptions where account_id = ${acc.accountId} and status = 'failed'`));
+      if (n > 0) return n;
+      await sleep(50);
+    }
+    return 0;
+  };
+  assert.ok(await failed() > 0, 'no job failed');
+  let retried = 0;
+  for (let round = 0; round < 5; round++) {
+    if (round > 0) server = await startServer({ workers: true, extraEnv: env });
+    await failed();
+    const inflight = [];
+    for (const id of ids) {
+      inflight.push(api(server, `/transcriptions/${id}/retry`, { method: 'POST', body: {},
+        headers: { 'Idempotency-Key': `retry-${round}-${id}` } }));
+    }
+    for (let i = 0; i < 4; i++) {
+      inflight.push(api(server, '/transcriptions', { method: 'POST', body: body(`r${round}-${i}`),
+        headers: { 'Idempotency-Key': `create-${round}-${i}` } }));
+    }
+    await sleep(Math.floor(Math.random() * 150));
+    server.proc.kill('SIGKILL');
+    for (const r of await Promise.all(inflight)) if (r.status === 202 && r.json?.stage === 'queued') retried++;
+    await server.exited;
+  }
+  assert.ok(retried > 0, 'no retry or create was accepted');
+  const account = acc.accountId;
+  const n = (sql) => Number(psql(sql));
+  const ofAccount = (type) => `select count(*) from events where type = '${type}' and (data->>'account_id')::bigint = ${account}`;
+  // One hold per accepted attempt (creation or retry), placed in the same transaction.
+  const attempts = n(ofAccount('TranscriptionCreated')) + n(ofAccount('TranscriptionRetried'));
+  assert.equal(n(ofAccount('WalletHoldPlaced')), attempts, 'holds and accepted attempts differ');
+  assert.equal(n(`select count(*) from (select data->>'hold_id' from events where type = 'WalletHoldPlaced'
+    and (data->>'account_id')::bigint = ${account} group by 1 having count(*) > 1) d`), 0, 'a hold id placed twice');
+  // Each hold is settled or released at most once.
+  assert.equal(n(`select count(*) from (select data->>'hold_id' from events where type in ('WalletHoldSettled', 'WalletHoldReleased')
+    and (data->>'account_id')::bigint = ${account} group by 1 having count(*) > 1) d`), 0, 'a hold was closed twice');
+  // A job exactly for each transcription still processing, for its current attempt.
+  assert.equal(n(`select count(*) from jobs where account_id = ${account}`),
+    n(`select count(*) from transcriptions where account_id = ${account} and status = 'processing'`));
+  assert.equal(n(`select count(*) from jobs j join transcriptions t on t.id = j.transcription_id
+    where j.account_id = ${account} and j.attempt <> t.attempt`), 0, 'a job for an attempt that is not current');
+  const audit = spawnSync(BIN, ['audit', 'wallet', '--account', String(account)],
+    { env: { ...process.env, SCRIBE_DATABASE_URL: DB }, encoding: 'utf8' });
+  assert.equal(audit.status, 0, audit.stdout + audit.stderr);
+});
