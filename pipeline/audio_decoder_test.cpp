@@ -9,6 +9,8 @@
 #include <fstream>
 #include <string>
 
+#include "tests/media_scratch.h"
+
 namespace scribe::pipeline {
 namespace {
 
@@ -27,23 +29,17 @@ struct Decoded {
 class AudioDecoderTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = fs::temp_directory_path() / ("scribe_decoder_test_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
+    scratch_ = std::make_unique<testing::MediaScratch>("scribe_decoder_test");
     // Long enough (about 8 s) that an MP3 in AVI, which keeps the encoder's
     // padding (about 0.1 s), stays within 2% of the length.
     sh("flite -voice slt -t 'Thieves who rob friends deserve jail. The salt breeze came across from the sea. "
        "A pot of tea helps to pass the evening.' -o speech.wav");
   }
-  static void TearDownTestSuite() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
+  static void TearDownTestSuite() { scratch_.reset(); }
 
-  static std::string path(const std::string& name) { return (dir_ / name).string(); }
+  static std::string path(const std::string& name) { return scratch_->path(name); }
 
-  static void sh(const std::string& command) {
-    ASSERT_EQ(std::system(("cd '" + dir_.string() + "' && " + command + " >/dev/null 2>&1").c_str()), 0) << command;
-  }
+  static void sh(const std::string& command) { ASSERT_TRUE(scratch_->sh(command)) << command; }
 
   static void ffmpeg(const std::string& args) { sh("ffmpeg -nostdin -y -loglevel error " + args); }
 
@@ -73,10 +69,9 @@ class AudioDecoderTest : public ::testing::Test {
     fs::resize_file(path(out), uintmax_t(double(fs::file_size(path(name))) * share));
   }
 
-  static fs::path dir_;
+  static inline std::unique_ptr<testing::MediaScratch> scratch_;
 };
 
-fs::path AudioDecoderTest::dir_;
 
 TEST_F(AudioDecoderTest, DecodesEveryContainerToTheSameLength) {
   const Decoded reference = decode("speech.wav");

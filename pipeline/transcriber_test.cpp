@@ -3,23 +3,19 @@
 #include "pipeline/transcriber.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
-
 #include <cstdlib>
-#include <filesystem>
 
 #include "pipeline/pocketsphinx_engine.h"
+#include "tests/media_scratch.h"
 
 namespace scribe::pipeline {
 namespace {
 
-namespace fs = std::filesystem;
-
 class Transcriber : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = (fs::temp_directory_path() / ("scribe-transcriber-test-" + std::to_string(getpid()))).string();
-    fs::create_directories(dir_);
+    scratch_ = std::make_unique<testing::MediaScratch>("scribe_transcriber_test");
+    dir_ = scratch_->dir().string();
     engines_ = new EnginePool(std::make_shared<PocketSphinxFactory>());
     speech_ = dir_ + "/speech.wav";
     run("flite -voice slt -t 'The library opens at nine in the morning. Please return your books on time.' -o " +
@@ -27,7 +23,7 @@ class Transcriber : public ::testing::Test {
   }
   static void TearDownTestSuite() {
     delete engines_;
-    fs::remove_all(dir_);
+    scratch_.reset();
   }
   static void run(const std::string& cmd) { ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd; }
   static std::string code_of(const TranscribeRequest& req) {
@@ -39,6 +35,7 @@ class Transcriber : public ::testing::Test {
     }
     return "";
   }
+  static inline std::unique_ptr<testing::MediaScratch> scratch_;
   static inline std::string dir_, speech_;
   static inline EnginePool* engines_ = nullptr;
 };

@@ -12,6 +12,8 @@
 
 #include "pipeline/audio_decoder.h"
 
+#include "tests/media_scratch.h"
+
 namespace scribe::pipeline {
 namespace {
 
@@ -22,19 +24,13 @@ namespace fs = std::filesystem;
 class VadTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = fs::temp_directory_path() / ("scribe_vad_test_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
+    scratch_ = std::make_unique<testing::MediaScratch>("scribe_vad_test");
   }
-  static void TearDownTestSuite() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
+  static void TearDownTestSuite() { scratch_.reset(); }
 
-  static std::string path(const std::string& name) { return (dir_ / name).string(); }
+  static std::string path(const std::string& name) { return scratch_->path(name); }
 
-  static void sh(const std::string& command) {
-    ASSERT_EQ(std::system(("cd '" + dir_.string() + "' && " + command + " >/dev/null 2>&1").c_str()), 0) << command;
-  }
+  static void sh(const std::string& command) { ASSERT_TRUE(scratch_->sh(command)) << command; }
 
   static std::vector<int16_t> load(const std::string& name) {
     std::vector<int16_t> pcm;
@@ -52,10 +48,9 @@ class VadTest : public ::testing::Test {
     return flags.empty() ? 0 : double(std::accumulate(flags.begin(), flags.end(), 0)) / double(flags.size());
   }
 
-  static fs::path dir_;
+  static inline std::unique_ptr<testing::MediaScratch> scratch_;
 };
 
-fs::path VadTest::dir_;
 
 TEST_F(VadTest, FindsSpeechBetweenSilences) {
   sh("flite -voice slt -t 'The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background.' -o "
