@@ -205,6 +205,9 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void read_chunk() {
     if (body_parser_->is_done()) return end_stream("complete");
+    // Allocated by the first upload on the connection: every other
+    // connection (thousands of idle long-polls) would otherwise carry 64 KiB.
+    if (chunk_.empty()) chunk_.resize(kChunkBytes);
     body_parser_->get().body().data = chunk_.data();
     body_parser_->get().body().size = chunk_.size();
     body_parser_->get().body().more = true;
@@ -308,7 +311,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<http::request_parser<http::buffer_body>> body_parser_;
   Request head_;
   StreamPlan plan_;
-  std::array<char, 64 * 1024> chunk_{};
+  static constexpr std::size_t kChunkBytes = 64 * 1024;
+  std::vector<char> chunk_;
   int fd_ = -1;
   int64_t received_ = 0;
   std::string remote_;

@@ -21,9 +21,10 @@
 #             16,000 creates. Prints creates/s, p50/p99, 202s vs errors by code,
 #             server and PostgreSQL CPU per create.
 #   creates1  the contention of one account: 480 creates (under the backlog of 500)
-#             with 32 in flight from Node, first over the 32 accounts' keys, then
-#             all on one account's key (every create of an account appends to the
-#             account's stream with an expected version, so they serialize and retry).
+#             from Node, 32 in flight over the 32 accounts' keys, 32 in flight on
+#             one account's key (every create of an account appends to the
+#             account's stream with an expected version, so they conflict and
+#             retry), and 1 in flight on another account's key.
 #   waiters   creates 2,000 transcriptions (LIFECYCLE_WAIT_TRANSCRIPTIONS) over 5
 #             enterprise accounts (400 each, under the backlog of 500), opens 2,000
 #             concurrent GET /transcriptions/{id}/wait?timeout=45 (LIFECYCLE_WAITERS;
@@ -37,6 +38,8 @@
 #             http://127.0.0.1:9/a.mp3, refused at once, so each job fails with
 #             source_unavailable and its /wait answers 200 status failed. "delete"
 #             deletes the transcriptions over HTTP instead (waiters answer 404).
+#             Last, on a fresh server, the same number of idle connections (no
+#             request sent): what a connection costs without a waiter.
 #
 # Settings:
 #   SCRIBE_BIN                 the scribe binary                       default build/scribe
@@ -89,7 +92,7 @@ command -v node >/dev/null || { echo "lifecycle.sh: node is not installed" >&2; 
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 tmp=$(mktemp -d /tmp/scribe-lifecycle.XXXXXX)
-server_pid= completer_pid= waiter_pid= started_pg=
+server_pid="" completer_pid="" waiter_pid="" idle_pid="" started_pg=""
 stop_pid() {
   local pid=$1
   [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
@@ -100,9 +103,10 @@ stop_pid() {
 }
 cleanup() {
   stop_pid "$waiter_pid"
+  stop_pid "$idle_pid"
   stop_pid "$completer_pid"
   stop_pid "$server_pid"
-  [ -n "$started_pg" ] && bash "$root/scripts/pg.sh" stop "$pgdata" || true
+  if [ -n "$started_pg" ]; then bash "$root/scripts/pg.sh" stop "$pgdata" || true; fi
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -145,7 +149,7 @@ db_conns() { psql "$pg_url/$1" -Atqc "select count(*) from pg_stat_activity wher
 sub() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a - b}'; }
 
 fresh_db() {
-  psql "$pg_url/postgres" -Atq -v ON_ERROR_STOP=1 -c "drop database if exists $1 with (force)" -c "create database $1" >/dev/null
+  psql "$pg_url/postgres" -Atq -v ON_ERROR_STOP=1 -c "set client_min_messages = warning" -c "drop database if exists $1 with (force)" -c "create database $1" >/dev/null
   SCRIBE_DATABASE_URL="$pg_url/$1" "$bin" migrate >/dev/null 2>&1
 }
 # make_keys DB N FILE: N enterprise accounts with one full key each, keys into FILE.
@@ -253,8 +257,7 @@ LUA
   line=$(sed -n 's/^LIFECYCLE_WRK //p' "$tmp/wrk.out")
   [ -n "$line" ] || { echo "lifecycle.sh: wrk printed no result:" >&2; cat "$tmp/wrk.out" >&2; exit 1; }
   in_db=$(created_in_db "$db")
-  stop_server() { stop_pid "$server_pid"; server_pid=; }
-  stop_server
+  stop_pid "$server_pid"; server_pid=
   out=$(node -e '
     const w = JSON.parse(process.argv[1]); const inDb = +process.argv[2];
     const srv = +process.argv[3], pg = +process.argv[4];
@@ -282,14 +285,23 @@ if [[ ",$parts," == *,creates1,* ]]; then
   head -1 "$tmp/keys-creates1" >"$tmp/key-one"
   start_server "$db"
   echo
-  echo "creates1 ($creates1_count creates, $conns in flight, Node keep-alive agent):"
-  for variant in many one; do
-    if [ "$variant" = many ]; then kf=$tmp/keys-creates1; na=$create_accounts; else kf=$tmp/key-one; na=1; fi
+  echo "creates1 ($creates1_count creates per line, Node keep-alive agent):"
+  # many: all keys, 32 in flight; one: one account's key, 32 in flight; one_serial:
+  # a second account's key, 1 in flight (the stream fold without the contention).
+  sed -n 2p "$tmp/keys-creates1" >"$tmp/key-two"
+  for variant in many one one_serial; do
+    case $variant in
+      many) kf=$tmp/keys-creates1; na=$create_accounts; c=$conns; m=many_accounts ;;
+      one) kf=$tmp/key-one; na=1; c=$conns; m=one_account ;;
+      one_serial) kf=$tmp/key-two; na=1; c=1; m=one_account_serial ;;
+    esac
     cpu0=$(cpu_of "$server_pid"); pg0=$(pg_cpu)
-    r=$(node "$helper" create --base "$base" --keys "$kf" --count "$creates1_count" --concurrency "$conns")
+    r=$(node "$helper" create --base "$base" --keys "$kf" --count "$creates1_count" --concurrency "$c")
     cpu1=$(cpu_of "$server_pid"); pg1=$(pg_cpu)
-    echo "  $na account(s): $r"
-    json "\"measure\":\"creates_${variant}_accounts\",\"plan\":\"enterprise\",\"accounts\":$na,\"server_cpu_s\":$(sub "$cpu1" "$cpu0"),\"pg_cpu_s\":$(sub "$pg1" "$pg0"),${r:1}"
+    per=$(awk -v s="$(sub "$cpu1" "$cpu0")" -v p="$(sub "$pg1" "$pg0")" -v n="$creates1_count" \
+      'BEGIN {printf "\"server_cpu_ms_per_create\":%.2f,\"pg_cpu_ms_per_create\":%.2f", s * 1000 / n, p * 1000 / n}')
+    echo "  $na account(s), $c in flight: $r"
+    json "\"measure\":\"creates_$m\",\"plan\":\"enterprise\",\"accounts\":$na,$per,${r:1:-1}"
   done
   stop_pid "$server_pid"; server_pid=
 fi
@@ -307,7 +319,7 @@ if [[ ",$parts," == *,waiters,* ]]; then
   r=$(node "$helper" create --base "$base" --keys "$tmp/keys-wait" --count "$wait_transcriptions" --concurrency 16 \
     --out "$tmp/ids")
   echo "  setup creates: $r"
-  json "\"measure\":\"waiters_setup_creates\",\"plan\":\"enterprise\",\"accounts\":$wait_accounts,${r:1}"
+  json "\"measure\":\"waiters_setup_creates\",\"plan\":\"enterprise\",\"accounts\":$wait_accounts,${r:1:-1}"
   sleep 2
   before_rss=$(status_kb "$server_pid" VmRSS); before_threads=$(status_kb "$server_pid" Threads)
   before_conns=$(db_conns "$db")
@@ -368,6 +380,23 @@ if [[ ",$parts," == *,waiters,* ]]; then
   echo "  event to answer:        $rep"
   echo "  during completion (max, sampled every 0.5 s): VmRSS $max_rss kB (VmHWM $hwm kB), Threads $max_threads," \
     "db connections $max_conns (the completer's included)"
-  json "\"measure\":\"waiters_answered\",\"complete_by\":\"$complete\",\"completer_slots\":$completer_slots,\"completer_start_to_all_answered_s\":$(sub "$t_done" "$t_complete"),\"failed_codes\":$failed_codes,\"answers\":$summary,${rep:1},\"max_vmrss_kb\":$max_rss,\"vmhwm_kb\":$hwm,\"max_threads\":$max_threads,\"max_db_connections\":$max_conns"
+  json "\"measure\":\"waiters_answered\",\"complete_by\":\"$complete\",\"completer_slots\":$completer_slots,\"completer_start_to_all_answered_s\":$(sub "$t_done" "$t_complete"),\"failed_codes\":$failed_codes,\"answers\":$summary,${rep:1:-1},\"max_vmrss_kb\":$max_rss,\"vmhwm_kb\":$hwm,\"max_threads\":$max_threads,\"max_db_connections\":$max_conns"
+  # The same number of connections without a request, on a fresh server (freed
+  # memory is not always given back): what a connection costs by itself.
+  stop_pid "$server_pid"; server_pid=""
+  start_server "$db"
+  sleep 2
+  before_rss=$(status_kb "$server_pid" VmRSS)
+  node "$helper" idle --base "$base" --connections "$waiters" --ready "$tmp/idle-ready" --hold-s 60 >"$tmp/idle.out" 2>&1 &
+  idle_pid=$!
+  for _ in $(seq 300); do [ -f "$tmp/idle-ready" ] && break; kill -0 "$idle_pid" 2>/dev/null || break; sleep 0.1; done
+  sleep 2
+  conn_rss=$(status_kb "$server_pid" VmRSS); conn_sockets=$(ss -Htn state established "( sport = :$port )" 2>/dev/null | wc -l)
+  stop_pid "$idle_pid"
+  for _ in $(seq 50); do [ "$(ss -Htn state established "( sport = :$port )" 2>/dev/null | wc -l)" -eq 0 ] && break; sleep 0.1; done
+  sleep 1
+  after_idle_rss=$(status_kb "$server_pid" VmRSS)
+  echo "  $waiters idle connections: VmRSS ${conn_rss} kB (server sockets $conn_sockets); after they closed: VmRSS ${after_idle_rss} kB"
+  json "\"measure\":\"idle_connections\",\"connections\":$waiters,\"server_sockets\":$conn_sockets,\"before_vmrss_kb\":$before_rss,\"connected_vmrss_kb\":$conn_rss,\"vmrss_kb_per_connection\":$(awk -v a="$conn_rss" -v b="$before_rss" -v n="$waiters" 'BEGIN {printf "%.2f", (a - b) / n}'),\"after_close_vmrss_kb\":$after_idle_rss"
   stop_pid "$server_pid"; server_pid=
 fi

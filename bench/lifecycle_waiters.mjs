@@ -16,12 +16,17 @@
 //       one JSON object (per-waiter answers with epoch-ms times).
 //   node bench/lifecycle_waiters.mjs delete --base URL --ids FILE --concurrency C
 //       DELETE /transcriptions/{id} for each id (an alternative way to wake waiters).
+//   node bench/lifecycle_waiters.mjs idle --base URL --connections N --ready FILE [--hold-s 60]
+//       Opens N TCP connections that send nothing (the server's per-connection
+//       cost without a request), writes FILE --ready once all are connected,
+//       holds them until killed or --hold-s.
 //   node bench/lifecycle_waiters.mjs report --answers FILE --events FILE
 //       Joins the answers with "id<TAB>epoch_ms" lines of the completion events
 //       (TranscriptionFailed/Completed/Deleted recorded_at) and prints one JSON
 //       line: event-to-answer p50/p99/max, and first event to last answer.
 import http from "node:http";
 import fs from "node:fs";
+import net from "node:net";
 import { performance } from "node:perf_hooks";
 
 const nowMs = () => performance.timeOrigin + performance.now();
@@ -217,6 +222,28 @@ async function deleteMode(a) {
   console.log(JSON.stringify({ deletes: rows.length, seconds: r2((nowMs() - t0) / 1000), statuses }));
 }
 
+async function idleMode(a) {
+  const u = new URL(a.base);
+  const n = Number(a.connections);
+  const sockets = [];
+  let connected = 0, failed = 0;
+  await new Promise((done) => {
+    for (let i = 0; i < n; i++) {
+      const s = net.connect({ host: u.hostname, port: Number(u.port) });
+      sockets.push(s);
+      s.on("connect", () => {
+        if (++connected + failed === n) done();
+      });
+      s.on("error", () => {
+        if (connected + ++failed === n) done();
+      });
+    }
+  });
+  if (a.ready) fs.writeFileSync(a.ready, `${connected}\n`);
+  console.log(JSON.stringify({ connections: n, connected, failed }));
+  setTimeout(() => process.exit(0), Number(a["hold-s"] ?? 60) * 1000);
+}
+
 function reportMode(a) {
   const { summary, answers } = JSON.parse(fs.readFileSync(a.answers, "utf8"));
   const events = new Map(readLines(a.events).map((l) => l.split("\t")).map(([id, ms]) => [Number(id), Number(ms)]));
@@ -254,8 +281,9 @@ const mode = a._[0];
 if (mode === "create") await createMode(a);
 else if (mode === "wait") await waitMode(a);
 else if (mode === "delete") await deleteMode(a);
+else if (mode === "idle") await idleMode(a);
 else if (mode === "report") reportMode(a);
 else {
-  console.error("usage: lifecycle_waiters.mjs create|wait|delete|report ...");
+  console.error("usage: lifecycle_waiters.mjs create|wait|delete|idle|report ...");
   process.exit(2);
 }

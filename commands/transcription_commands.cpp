@@ -79,6 +79,9 @@ struct Accepted {
 Accepted accept(pqxx::work& txn, const Caller& caller, int64_t transcription_id,
                 int attempt, double duration_seconds, std::optional<money::Micros> max_charge, bool check_length) {
   Accepted a;
+  // Creates and retries of one account queue on its stream rather than
+  // racing to append and starting over (bench/README.md, lifecycle).
+  es::EventStore::lock_stream(txn, account::stream_id(caller.account_id));
   a.account = load_account(txn, caller.account_id);
   if (!a.account.exists) throw Error("invalid_api_key", "the API key's account no longer exists");
   if (check_length) transcription::check_plan_length(duration_seconds, a.account.plan);

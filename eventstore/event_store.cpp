@@ -48,6 +48,8 @@ const db::Statement kRedactSelect{"events.redact_select",
 const db::Statement kRedactUpdate{"events.redact_update",
                                   "update events set data = $2::jsonb, redacted_at = now() where position = $1"};
 
+const db::Statement kLockStream{"events.lock_stream",
+                                 "select pg_advisory_xact_lock(hashtextextended('stream:' || $1, 0))"};
 const db::Statement kHead{"events.head",
                          "select e.tx::text, e.position from events e "
                          "where e.tx < pg_snapshot_xmin(pg_current_snapshot()) "
@@ -151,6 +153,10 @@ void EventStore::commit(pqxx::work& txn) {
   } catch (const std::exception&) {
     // The events are committed; subscribers will find them on their next poll.
   }
+}
+
+void EventStore::lock_stream(pqxx::work& txn, const std::string& stream_id) {
+  txn.exec_prepared(kLockStream.name, stream_id);
 }
 
 GlobalPosition EventStore::head(pqxx::transaction_base& txn) {

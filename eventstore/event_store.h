@@ -38,6 +38,12 @@ class EventStore {
   // Commits an appending transaction, then wakes subscribers (NOTIFY
   // scribe_events) outside it; see migrations/006_notify_after_commit.sql.
   static void commit(pqxx::work& txn);
+  // Takes the stream's append lock now (the one scribe_append takes) and
+  // holds it to the end of the transaction. A command that reads a hot stream,
+  // decides and appends calls this before reading, so concurrent writers of
+  // that stream queue instead of failing with a ConcurrencyError and starting
+  // over. Lock streams in sorted order, as scribe_append does.
+  static void lock_stream(pqxx::work& txn, const std::string& stream_id);
 
   static std::vector<RecordedEvent> read_stream(pqxx::transaction_base& txn, const std::string& stream_id,
                                                 int64_t after_version = 0);
