@@ -14,6 +14,10 @@
 namespace scribe::commands {
 namespace {
 
+const db::Statement kUploadOf{"commands.upload_of",
+                              "select upload_id from transcriptions where id = $1 and source = 'upload'"};
+const db::Statement kUploadUsers{"commands.upload_users",
+                                 "select count(*) from transcriptions where upload_id = $1"};
 const db::Statement kNextId{"commands.next_transcription_id", "select nextval('transcription_ids')"};
 // Waiting jobs: those no worker holds a live lease on (pipeline/job_queue.cpp).
 const db::Statement kQueued{"commands.queued_jobs",
@@ -199,6 +203,12 @@ void remove(pqxx::connection& conn, const Caller& caller, int64_t transcription_
   static const char* kept[] = {"transcription_id", "account_id", "key_id", "attempt", "billed_seconds",
                                "charge_micros", "hold_id", "source", "duration_seconds", "language",
                                "pipeline_code", "stage", "expires_at"};
+  std::optional<std::string> upload_id;
+  {
+    pqxx::read_transaction txn(conn);
+    auto r = txn.exec_prepared(kUploadOf.name, transcription_id);
+    if (!r.empty() && !r[0][0].is_null()) upload_id = r[0][0].as<std::string>();
+  }
   for (int attempt = 1;; ++attempt) {
     pqxx::work txn(conn);
     const std::string sid = transcription::stream_id(transcription_id);
@@ -228,8 +238,14 @@ void remove(pqxx::connection& conn, const Caller& caller, int64_t transcription_
       });
       es::EventStore::commit(txn);
       // Stored objects go after the commit: a crash in between leaves files
-      // nothing refers to, never a transcript that refers to nothing.
+      // nothing refers to, never a transcript that refers to nothing. The
+      // uploaded media goes too, unless another transcription still uses it.
       object_store().remove_prefix(pipeline::transcription_prefix(transcription_id));
+      if (upload_id) {
+        pqxx::read_transaction check(conn);
+        if (check.exec_prepared1(kUploadUsers.name, *upload_id)[0].as<int64_t>() == 0)
+          object_store().remove_prefix("uploads/" + *upload_id);
+      }
       return;
     } catch (const es::ConcurrencyError&) {
       if (attempt >= kMaxAttempts) throw Error("internal_error", "the transcription is busy; retry the request");

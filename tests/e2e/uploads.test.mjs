@@ -5,10 +5,10 @@
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync, statSync } from 'node:fs';
+import { readFileSync, writeFileSync, statSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tus from 'tus-js-client';
-import { startServer, newAccount, curl, envelope, DB } from './harness.mjs';
+import { startServer, newAccount, curl, envelope, DB, OBJECTS } from './harness.mjs';
 import { say, convert, seconds, MEDIA_DIR } from './media.mjs';
 
 const psql = (sql) => execFileSync('psql', [DB, '-At', '-c', sql], { encoding: 'utf8' }).trim();
@@ -138,6 +138,15 @@ test('a real recording uploaded with a presigned URL is transcribed', async () =
   const result = (await api(`/transcriptions/${res.json.id}/result?include=segments`, { key: acct.key })).json;
   const text = result.segments.map((s) => s.text.toLowerCase()).join(' ');
   assert.match(text, /morning|meeting|library/);
+  // Deleting the transcription removes its stored objects: the transcript
+  // artifact and the uploaded media (no other transcription uses it).
+  const id = res.json.id;
+  assert.ok(existsSync(join(OBJECTS, 'uploads', t.upload_id)));
+  assert.ok(readdirSync(join(OBJECTS, 'transcripts', String(id))).length > 0);
+  const del = await api(`/transcriptions/${id}`, { method: 'DELETE', key: acct.key });
+  assert.equal(del.status, 200, del.body);
+  assert.ok(!existsSync(join(OBJECTS, 'uploads', t.upload_id)), 'the uploaded media is still stored');
+  assert.ok(!existsSync(join(OBJECTS, 'transcripts', String(id))), 'the transcript artifact is still stored');
 });
 
 async function ticket(key, size) {
