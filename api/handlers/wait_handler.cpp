@@ -22,20 +22,20 @@ void respond_with_result(std::shared_ptr<RequestContext> ctx, int64_t id, Result
   ctx->services.workers->post([ctx, id, opts = std::move(opts), timed_out, respond] {
     Response res;
     try {
+      // A connection of its own: the completion can fire while handle() is
+      // still reading on the request's connection on another thread.
       std::optional<Json> body;
       {
-        pqxx::read_transaction txn(ctx->db());
+        auto lease = ctx->services.pool.acquire();
+        pqxx::read_transaction txn(*lease);
         body = result_body(txn, ctx->caller().account_id, id, opts);
       }
-      ctx->release_db();
       if (!body) throw Error::not_found("transcription");
       (*body)["_timed_out"] = timed_out && !transcription::is_terminal((*body)["status"].get<std::string>());
       res = Response::json(200, *body);
     } catch (const Error& err) {
-      ctx->release_db();
       res = ctx->services.render_error(ctx->request_id, err);
     } catch (const std::exception& err) {
-      ctx->release_db();
       log::error("wait failed", {{"request_id", ctx->request_id}, {"error", err.what()}});
       res = ctx->services.render_error(ctx->request_id, Error("internal_error", "internal error; retry"));
     }
@@ -79,6 +79,12 @@ void WaitHandler::handle(std::shared_ptr<RequestContext> ctx, Responder respond)
     ctx->release_db();
     if (ctx->services.waits->cancel(waiter) && !fired->exchange(true))
       respond(ctx->services.render_error(ctx->request_id, err));
+    return;
+  } catch (const std::exception& err) {
+    ctx->release_db();
+    log::error("wait failed", {{"request_id", ctx->request_id}, {"error", err.what()}});
+    if (ctx->services.waits->cancel(waiter) && !fired->exchange(true))
+      respond(ctx->services.render_error(ctx->request_id, Error("internal_error", "internal error; retry")));
     return;
   }
   ctx->release_db();

@@ -196,3 +196,19 @@ test('an OpenAI-compatible server is its own pipeline only when one is configure
     await configured.stop();
   }
 });
+
+test('waits that race their job\'s completion all answer 200', async () => {
+  // Jobs that fail within milliseconds (nothing listens on port 9), each
+  // waited on by several clients from the moment it exists: completions land
+  // while waits are still reading.
+  const acc = newAccount({ balance: 5 });
+  const waits = [];
+  // 12 creates and 36 waits stay under the key's 60 requests per minute.
+  for (let i = 0; i < 12; i++) {
+    const res = await create(server, acc.key, { source: 'external_url', url: `http://127.0.0.1:9/race-${i}.mp3`,
+      duration_seconds: 5 });
+    assert.equal(res.status, 202, res.body);
+    for (let w = 0; w < 3; w++) waits.push(finished(server, acc.key, res.json.id));
+  }
+  for (const a of await Promise.all(waits)) assert.equal(a.status, 'failed');
+});
