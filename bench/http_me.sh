@@ -26,6 +26,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+# shellcheck source=bench/bench_lib.sh
+. bench/bench_lib.sh
 bin=${SCRIBE_BIN:-build/scribe}
 url=${SCRIBE_BENCH_DATABASE_URL:-${SCRIBE_DATABASE_URL:?set SCRIBE_BENCH_DATABASE_URL}}
 port=${SCRIBE_BENCH_HTTP_PORT:-18099}
@@ -57,28 +59,13 @@ cleanup() { stop_server; rm -rf "$tmp"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# CPU seconds (user + system) of a process; with "reaped", plus its waited-for children.
-cpu_of() {
-  local pid=$1 reaped=${2:-} stat
-  stat=$(cat "/proc/$pid/stat" 2>/dev/null) || { echo 0; return; }
-  stat=${stat##*) }
-  # shellcheck disable=SC2086
-  set -- $stat
-  local ticks=$((${12} + ${13}))
-  [ -n "$reaped" ] && ticks=$((ticks + ${14} + ${15}))
-  echo "$ticks $(getconf CLK_TCK)" | awk '{printf "%.2f", $1 / $2}'
-}
 # Every process of the local cluster: the postmaster (with reaped children) and its live children.
 pg_cpu() {
   if [ -z "$pgdata" ] || [ ! -r "$pgdata/postmaster.pid" ]; then
     echo -1
     return
   fi
-  local pm total child
-  pm=$(head -1 "$pgdata/postmaster.pid")
-  total=$(cpu_of "$pm" reaped)
-  for child in $(pgrep -P "$pm"); do total=$(echo "$total $(cpu_of "$child")" | awk '{printf "%.2f", $1 + $2}'); done
-  echo "$total"
+  cluster_cpu "$pgdata"
 }
 # wrk latency "1.23ms" / "850.00us" / "1.02s" -> milliseconds
 to_ms() {

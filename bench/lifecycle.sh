@@ -64,6 +64,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+# shellcheck source=bench/bench_lib.sh
+. bench/bench_lib.sh
 bin=${SCRIBE_BIN:-build/scribe}
 parts=${LIFECYCLE_PARTS:-creates,creates1,waiters}
 pg_url=${LIFECYCLE_PG_URL:-}
@@ -120,25 +122,10 @@ if [ -z "$pg_url" ]; then
   pg_url=${pg_url%/*}
 fi
 
-# CPU seconds (user + system) of a process; with "reaped", plus its waited-for children.
-cpu_of() {
-  local pid=$1 reaped=${2:-} stat
-  stat=$(cat "/proc/$pid/stat" 2>/dev/null) || { echo 0; return; }
-  stat=${stat##*) }
-  # shellcheck disable=SC2086
-  set -- $stat
-  local ticks=$((${12} + ${13}))
-  [ -n "$reaped" ] && ticks=$((ticks + ${14} + ${15}))
-  echo "$ticks $(getconf CLK_TCK)" | awk '{printf "%.2f", $1 / $2}'
-}
 # Every process of the local cluster (-1 when the cluster is not local).
 pg_cpu() {
   if [ -n "$started_pg" ] && [ -r "$pgdata/postmaster.pid" ]; then
-    local pm total child
-    pm=$(head -1 "$pgdata/postmaster.pid")
-    total=$(cpu_of "$pm" reaped)
-    for child in $(pgrep -P "$pm"); do total=$(echo "$total $(cpu_of "$child")" | awk '{printf "%.2f", $1 + $2}'); done
-    echo "$total"
+    cluster_cpu "$pgdata"
   else
     echo -1
   fi
