@@ -31,6 +31,10 @@ void register_routes(ApiApp& app) {
   authed("GET", "/api/v1/transcriptions/{id}/words", WordsHandler::handle);
   authed("GET", "/api/v1/transcriptions/{id}/search", TranscriptionSearchHandler::handle);
   authed("GET", "/api/v1/search", SearchHandler::handle);
+  authed("GET", "/api/v1/webhooks", GetWebhookHandler::handle);
+  authed("POST", "/api/v1/webhooks", RegisterWebhookHandler::handle);
+  authed("DELETE", "/api/v1/webhooks", DeleteWebhookHandler::handle);
+  authed("POST", "/api/v1/webhooks/test", TestWebhookHandler::handle);
   authed("POST", "/api/v1/uploads", CreateUploadHandler::handle);
   authed("POST", "/api/v1/uploads/tus", CreateTusTicketHandler::handle);
   // The upload URLs themselves: authorized by their signature or resume

@@ -18,6 +18,7 @@
 #include "domain/pipelines.h"
 #include "pipeline/openai_asr_engine.h"
 #include "pipeline/pocketsphinx_engine.h"
+#include "pipeline/webhook_dispatcher.h"
 #include "pipeline/worker.h"
 #include "common/log.h"
 #include "domain/limits.h"
@@ -47,7 +48,14 @@ const char* kServeHelp =
     "\n"
     "Pipeline workers (also in `scribe worker`): SCRIBE_WORKER_SLOTS (jobs at once,\n"
     "default 1), SCRIBE_ASR_THREADS (decoding threads per job, default one per core),\n"
-    "SCRIBE_WORKER_LEASE_SECONDS (default 60), SCRIBE_OBJECT_STORE_DIR (artifacts).\n";
+    "SCRIBE_WORKER_LEASE_SECONDS (default 60), SCRIBE_OBJECT_STORE_DIR (artifacts).\n"
+    "\n"
+    "Webhook dispatcher (also in `scribe worker`): SCRIBE_WEBHOOK_SENDERS (deliveries\n"
+    "in flight, default 4, 0 for none), SCRIBE_WEBHOOK_RETRY_DELAYS (seconds between\n"
+    "attempts, default 60,300,1800,10800,43200), SCRIBE_WEBHOOK_POLL_MS (default 500),\n"
+    "SCRIBE_WEBHOOK_LEASE_SECONDS (a crashed sender's delivery is retried after it, default 30),\n"
+    "SCRIBE_OUTBOUND_CA_FILE (CA bundle for outbound HTTPS), SCRIBE_ALLOW_PRIVATE_URLS=1\n"
+    "(lets callbacks and webhooks reach loopback and private hosts, for local testing).\n";
 
 const char* kWorkerHelp =
     "usage: scribe worker [options]\n"
@@ -211,6 +219,8 @@ int serve(int argc, char** argv) {
   if (cfg.run_projectors) runners = start_projectors(cfg);
   std::unique_ptr<pipeline::Worker> workers;
   if (!args.flag("no-workers")) workers = start_workers(cfg, std::move(engines));
+  pipeline::WebhookDispatcher dispatcher(cfg.database_url);
+  dispatcher.start();
 
   std::thread signal_thread([&] {
     int sig = 0;
@@ -227,6 +237,7 @@ int serve(int argc, char** argv) {
   log::info("listening", {{"host", cfg.listen_host}, {"port", server.port()}, {"pid", static_cast<int>(getpid())}});
   server.run();
   if (workers) workers->stop();
+  dispatcher.stop();
   wakeups.stop();
   for (auto& r : runners) r->stop();
   if (signal_thread.joinable()) {
@@ -252,11 +263,14 @@ int worker(int argc, char** argv) {
   std::vector<std::unique_ptr<projections::ProjectionRunner>> runners;
   if (!args.flag("no-projectors")) runners = start_projectors(cfg);
   auto workers = start_workers(cfg, configure_engines());
+  pipeline::WebhookDispatcher dispatcher(cfg.database_url);
+  dispatcher.start();
   log::info("worker started", {{"projectors", runners.size()}, {"pipeline", workers != nullptr}});
   int sig = 0;
   sigwait(&signals, &sig);
   log::info("stopping", {{"signal", sig}});
   if (workers) workers->stop();
+  dispatcher.stop();
   for (auto& r : runners) r->stop();
   return 0;
 }

@@ -12,17 +12,22 @@ const char* env(const char* name) {
   return (v && *v) ? v : nullptr;
 }
 
+}  // namespace
+
 int env_int(const char* name, int fallback) {
   const char* v = env(name);
   if (!v) return fallback;
+  std::size_t used = 0;
+  int x = 0;
   try {
-    return std::stoi(v);
+    x = std::stoi(v, &used);
   } catch (const std::exception&) {
-    throw std::runtime_error(std::string("environment variable ") + name + " is not an integer");
+    used = 0;
   }
+  if (used == 0 || v[used] != '\0')
+    throw std::runtime_error(std::string("environment variable ") + name + " is not an integer");
+  return x;
 }
-
-}  // namespace
 
 Config Config::from_env() {
   Config c;

@@ -20,4 +20,9 @@ struct Config {
   static Config from_env();
 };
 
+// An integer setting from the environment: `fallback` when unset or empty;
+// throws std::runtime_error naming the variable when it is not an integer, so
+// a typo stops the process instead of silently using the default.
+int env_int(const char* name, int fallback);
+
 }  // namespace scribe

@@ -66,6 +66,8 @@ struct DownloadResult {
 
 class HttpClient {
  public:
+  // Reads SCRIBE_OUTBOUND_CA_FILE (a PEM bundle trusted for outbound HTTPS
+  // instead of the system's CAs) once, here.
   explicit HttpClient(UrlPolicy policy, std::string user_agent = "scribe/1");
 
   // GETs `url` into `path` (created or truncated), following at most
@@ -85,6 +87,7 @@ class HttpClient {
  private:
   UrlPolicy policy_;
   std::string user_agent_;
+  std::string ca_file_;  // SCRIBE_OUTBOUND_CA_FILE; empty: the system's CAs
 };
 
 // Parses a Retry-After value (delta-seconds or an HTTP date) into seconds from now.

@@ -36,3 +36,14 @@ inline constexpr const char* kTranscriptionAccepted = "TranscriptionAccepted";
 // {account_id, transcription_id, attempt, billed_seconds, accepted_at}
 
 }  // namespace scribe::events
+
+namespace scribe::events {
+
+// Webhook stream, one per API key (domain/webhook.h).
+inline constexpr const char* kWebhookRegistered = "WebhookRegistered";
+// {account_id, key_id, webhook_id, url, events[], replaced_webhook_id|null}
+inline constexpr const char* kWebhookRevoked = "WebhookRevoked";  // {account_id, key_id, webhook_id}
+inline constexpr const char* kWebhookTestRequested = "WebhookTestRequested";
+// {account_id, key_id, webhook_id, message}
+
+}  // namespace scribe::events

@@ -43,6 +43,8 @@ inline constexpr int kSearchMaxTranscriptionIds = 50;
 inline constexpr int kWebhookMaxAttempts = 5;
 inline constexpr int kWebhookTimeoutSeconds = 10;
 inline constexpr int kWebhookDisableAfterFailures = 5;
+// Waits after the 1st, 2nd, ... failed attempt (1 min, 5 min, 30 min, 3 h, 12 h).
+inline constexpr int kWebhookRetryDelaysSeconds[] = {60, 300, 1800, 10800, 43200};
 inline constexpr int kSignatureToleranceSeconds = 300;
 
 // Not in the spec's table; our own decisions, documented in the OpenAPI document.

@@ -1,5 +1,7 @@
 #include "pipeline/media_probe.h"
 
+#include "common/config.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -159,13 +161,10 @@ std::string lower(std::string s) {
   return s;
 }
 
-int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback;
-  char* end = nullptr;
-  long x = std::strtol(v, &end, 10);
-  if (!end || *end || x <= 0 || x > 24 * 3600) return fallback;
-  return static_cast<int>(x);
+// A timeout setting in seconds: positive and at most a day, else the default.
+int env_seconds(const char* name, int fallback) {
+  int x = env_int(name, fallback);
+  return x > 0 && x <= 24 * 3600 ? x : fallback;
 }
 
 int clamp_retry_after(std::optional<int> v, int fallback) {
@@ -370,10 +369,10 @@ MediaProbeOptions MediaProbeOptions::from_env() {
   if (const char* v = std::getenv("SCRIBE_YTDLP"); v && *v) o.ytdlp = v;
   if (const char* v = std::getenv("SCRIBE_FFPROBE"); v && *v) o.ffprobe = v;
   o.download.total_timeout =
-      std::chrono::seconds(env_int("SCRIBE_MEDIA_DOWNLOAD_TIMEOUT_SECONDS", static_cast<int>(o.download.total_timeout.count())));
-  o.ytdlp_timeout = std::chrono::seconds(env_int("SCRIBE_YTDLP_TIMEOUT_SECONDS", static_cast<int>(o.ytdlp_timeout.count())));
+      std::chrono::seconds(env_seconds("SCRIBE_MEDIA_DOWNLOAD_TIMEOUT_SECONDS", static_cast<int>(o.download.total_timeout.count())));
+  o.ytdlp_timeout = std::chrono::seconds(env_seconds("SCRIBE_YTDLP_TIMEOUT_SECONDS", static_cast<int>(o.ytdlp_timeout.count())));
   o.ffprobe_timeout =
-      std::chrono::seconds(env_int("SCRIBE_FFPROBE_TIMEOUT_SECONDS", static_cast<int>(o.ffprobe_timeout.count())));
+      std::chrono::seconds(env_seconds("SCRIBE_FFPROBE_TIMEOUT_SECONDS", static_cast<int>(o.ffprobe_timeout.count())));
   return o;
 }
 

@@ -1,5 +1,7 @@
 #include "pipeline/worker.h"
 
+#include "common/config.h"
+
 #include <unistd.h>
 
 #include <filesystem>
@@ -21,11 +23,6 @@ const db::Statement kJobSpec{"worker.job_spec",
                              "from transcriptions t join accounts a on a.id = t.account_id where t.id = $1"};
 const db::Statement kSegmentIds{"worker.segment_ids",
                                 "select nextval('segment_ids') from generate_series(1, $1::int)"};
-
-int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  return (v && *v) ? std::atoi(v) : fallback;
-}
 
 struct JobSpec {
   std::string source;

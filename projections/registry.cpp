@@ -10,6 +10,8 @@ Projection& wallet_ledger_projection();
 Projection& transcriptions_projection();
 Projection& segments_projection();
 Projection& search_projection();
+Projection& webhooks_projection();
+Projection& webhook_outbox_projection();
 
 namespace {
 const db::Statement kInlineShared{"projections.inline_shared",
@@ -20,7 +22,8 @@ const std::vector<Projection*>& all() {
   static const std::vector<Projection*> list = {&accounts_projection(), &api_keys_projection(),
                                                 &transcriptions_projection(), &segments_projection(),
                                                 // After segments: it copies the rows segments wrote.
-                                                &search_projection(), &wallet_ledger_projection()};
+                                                &search_projection(), &wallet_ledger_projection(),
+                                                &webhooks_projection(), &webhook_outbox_projection()};
   return list;
 }
 

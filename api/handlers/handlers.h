@@ -38,6 +38,11 @@ struct TusPatchHandler {                                                   // PA
   static Response handle(RequestContext& ctx);
 };
 struct TusDeleteHandler { static Response handle(RequestContext& ctx); };  // DELETE .../files/{upload}
+// Webhooks (webhook_handlers.cpp): API keys only.
+struct GetWebhookHandler { static Response handle(RequestContext& ctx); };       // GET /api/v1/webhooks
+struct RegisterWebhookHandler { static Response handle(RequestContext& ctx); };  // POST /api/v1/webhooks
+struct DeleteWebhookHandler { static Response handle(RequestContext& ctx); };    // DELETE /api/v1/webhooks
+struct TestWebhookHandler { static Response handle(RequestContext& ctx); };      // POST /api/v1/webhooks/test
 // GET .../{id}/wait: asynchronous, see wait_handler.cpp.
 struct WaitHandler {
   static void handle(std::shared_ptr<RequestContext> ctx, Responder respond);

@@ -1,0 +1,102 @@
+// GET, POST, DELETE /api/v1/webhooks and POST /api/v1/webhooks/test: one
+// registered webhook per API key. Deliveries are made by the dispatcher
+// (pipeline/webhook_dispatcher.cpp) from the outbox.
+//
+// Decisions (also in api/openapi.yaml):
+//  - `url` must be https; private, loopback, link-local and internal hosts are
+//    400 invalid_request naming `url` (the dispatcher checks again before
+//    every POST, on the address it connects to).
+//  - `events` may hold at most 20 names; unknown ones are dropped.
+//  - DELETE with no webhook registered is 404 not_found, like /test.
+//  - The signing secret is `whsec_` and 64 hex characters; the HMAC key is
+//    the whole secret string, prefix included.
+#include "api/handlers/handlers.h"
+#include "api/params.h"
+#include "api/services.h"
+#include "commands/webhook_commands.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "common/url_policy.h"
+#include "domain/limits.h"
+#include "domain/webhook.h"
+
+namespace scribe::api {
+namespace {
+
+#define SCRIBE_TS(col) "to_char(" col " at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+const db::Statement kActive{
+    "webhooks.view_active",
+    "select w.id, w.url, w.events::text, coalesce(h.consecutive_failures, 0), " SCRIBE_TS("h.disabled_at") ", "
+    SCRIBE_TS("h.last_delivery_at") ", " SCRIBE_TS("h.last_success_at") ", " SCRIBE_TS("w.created_at")
+    " from webhooks w left join webhook_health h on h.webhook_id = w.id "
+    "where w.key_id = $1 and w.account_id = $2 and w.revoked_at is null"};
+#undef SCRIBE_TS
+
+constexpr std::size_t kMaxEventNames = 20;
+
+Json text_or_null(const pqxx::field& f) { return f.is_null() ? Json(nullptr) : Json(f.c_str()); }
+
+// Webhooks belong to API keys; OAuth callers use per-request callbacks.
+int64_t key_of(RequestContext& ctx) {
+  const auto& p = ctx.caller();
+  if (p.kind != Principal::Kind::ApiKey || !p.key_id)
+    throw Error("forbidden", "webhooks are registered per API key; OAuth tokens may use callback_url instead");
+  return *p.key_id;
+}
+
+Json load_active(RequestContext& ctx, int64_t key_id) {
+  pqxx::read_transaction txn(ctx.db());
+  auto res = txn.exec_prepared(kActive.name, key_id, ctx.caller().account_id);
+  if (res.empty()) return nullptr;
+  const auto& r = res[0];
+  return {{"id", r[0].as<int64_t>()},
+          {"url", r[1].c_str()},
+          {"events", Json::parse(r[2].c_str())},
+          {"consecutive_failures", r[3].as<int>()},
+          {"disabled_at", text_or_null(r[4])},
+          {"last_delivery_at", text_or_null(r[5])},
+          {"last_success_at", text_or_null(r[6])},
+          {"created_at", r[7].c_str()}};
+}
+
+commands::Meta meta_of(const RequestContext& ctx) {
+  return {ctx.caller().idempotency_principal(), ctx.request_id};
+}
+
+}  // namespace
+
+Response GetWebhookHandler::handle(RequestContext& ctx) {
+  return Response::json(200, {{"webhook", load_active(ctx, key_of(ctx))}});
+}
+
+Response RegisterWebhookHandler::handle(RequestContext& ctx) {
+  const int64_t key_id = key_of(ctx);
+  auto b = JsonBody::parse(ctx.req);
+  auto url = *b.string("url", true, 1, limits::kCallbackUrlMaxLength);
+  auto parsed = parse_http_url(url);
+  if (!parsed || parsed->scheme != "https")
+    throw Error::invalid("url", "url must be an absolute https URL of at most 2048 characters");
+  ctx.services.check_url(url, "url");
+  auto kinds = webhook::normalize_events(b.string_array("events", false, kMaxEventNames));
+  auto created = commands::register_webhook(ctx.db(), ctx.caller().account_id, key_id, url, kinds, meta_of(ctx));
+  Json body = load_active(ctx, key_id);
+  if (body.is_null() || body["id"] != created.webhook_id)
+    throw Error("internal_error", "the webhook was replaced by a concurrent request; list it with GET /api/v1/webhooks");
+  body["signing_secret"] = created.signing_secret;
+  return Response::json(201, body);
+}
+
+Response DeleteWebhookHandler::handle(RequestContext& ctx) {
+  const int64_t key_id = key_of(ctx);
+  if (!commands::revoke_webhook(ctx.db(), ctx.caller().account_id, key_id, meta_of(ctx)))
+    throw Error::not_found("webhook");
+  return Response::json(200, {{"revoked", true}});
+}
+
+Response TestWebhookHandler::handle(RequestContext& ctx) {
+  const int64_t key_id = key_of(ctx);
+  auto delivery = commands::request_webhook_test(ctx.db(), ctx.caller().account_id, key_id, meta_of(ctx));
+  return Response::json(202, {{"delivery_id", delivery}, {"enqueued", true}});
+}
+
+}  // namespace scribe::api

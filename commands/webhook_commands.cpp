@@ -1,0 +1,73 @@
+#include "commands/webhook_commands.h"
+
+#include "common/crypto.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "common/secrets.h"
+#include "domain/webhook.h"
+#include "eventstore/event_store.h"
+
+namespace scribe::commands {
+namespace {
+
+const db::Statement kNextWebhookId{"commands.next_webhook_id", "select nextval('webhook_ids')"};
+
+constexpr int kMaxAttempts = 20;
+
+// Loads the key's webhook stream, decides, and appends at the loaded version;
+// a concurrent registration on the same key makes the append fail, and the
+// decision is made again on the new state.
+std::vector<es::RecordedEvent> execute_on_webhook(
+    pqxx::connection& conn, int64_t key_id,
+    const std::function<std::optional<es::NewEvent>(const webhook::State&)>& decide, const Meta& meta) {
+  const std::string sid = webhook::stream_id(key_id);
+  for (int attempt = 1;; ++attempt) {
+    pqxx::work txn(conn);
+    auto state = webhook::fold(es::EventStore::read_stream(txn, sid));
+    auto event = decide(state);
+    if (!event) return {};
+    event->metadata = meta.to_json();
+    try {
+      auto recorded = es::EventStore::append(txn, sid, es::ExpectedVersion::exact(state.version), {*event});
+      es::EventStore::commit(txn);
+      return recorded;
+    } catch (const es::ConcurrencyError&) {
+      if (attempt >= kMaxAttempts) throw Error("internal_error", "webhook is too busy; retry the request");
+    }
+  }
+}
+
+}  // namespace
+
+RegisteredWebhook register_webhook(pqxx::connection& conn, int64_t account_id, int64_t key_id, const std::string& url,
+                                   const std::vector<std::string>& events, const Meta& meta) {
+  int64_t id;
+  {
+    // Drawn outside the appending transaction (see account_commands.cpp).
+    pqxx::nontransaction txn(conn);
+    id = txn.exec_prepared1(kNextWebhookId.name)[0].as<int64_t>();
+  }
+  execute_on_webhook(
+      conn, key_id,
+      [&](const webhook::State& s) { return webhook::registered(s, account_id, key_id, id, url, events); }, meta);
+  return {id, webhook_signing_secret(conn, id)};
+}
+
+bool revoke_webhook(pqxx::connection& conn, int64_t account_id, int64_t key_id, const Meta& meta) {
+  return !execute_on_webhook(
+              conn, key_id, [&](const webhook::State& s) { return webhook::revoked(s, account_id, key_id); }, meta)
+              .empty();
+}
+
+int64_t request_webhook_test(pqxx::connection& conn, int64_t account_id, int64_t key_id, const Meta& meta) {
+  auto recorded = execute_on_webhook(
+      conn, key_id,
+      [&](const webhook::State& s) { return std::optional(webhook::test_requested(s, account_id, key_id)); }, meta);
+  return webhook::delivery_id(recorded.front().global.position, false);
+}
+
+std::string webhook_signing_secret(pqxx::connection& conn, int64_t webhook_id) {
+  return "whsec_" + crypto::hmac_sha256_hex(secrets::get(conn, "webhook"), "webhook:" + std::to_string(webhook_id));
+}
+
+}  // namespace scribe::commands
