@@ -15,6 +15,13 @@
 // same stream always has the larger tx: stream order and global order agree.
 #include "eventstore/event_store.h"
 
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+
 #include "common/db.h"
 
 namespace scribe::es {
@@ -24,6 +31,11 @@ const db::Statement kAppend{"events.append",
                             "select stream_id, version, position, tx::text, "
                             "to_char(now() at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') "
                             "from scribe_append($1::jsonb)"};
+// One stream: the leaner function of migrations/050_append_stream.sql.
+const db::Statement kAppendStream{"events.append_stream",
+                                  "select version, position, tx::text, "
+                                  "to_char(recorded_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') "
+                                  "from scribe_append_stream($1, $2, $3::jsonb)"};
 const db::Statement kReadStream{"events.read_stream",
                                 "select position, tx::text, stream_id, version, type, data::text, metadata::text, "
                                 "to_char(recorded_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') "
@@ -54,6 +66,81 @@ const db::Statement kHead{"events.head",
                          "select e.tx::text, e.position from events e "
                          "where e.tx < pg_snapshot_xmin(pg_current_snapshot()) "
                          "order by e.tx desc, e.position desc limit 1"};
+
+// Wakes the subscribers of one database after appends commit, for every
+// appender of this process. A NOTIFY takes a cluster-wide lock until its
+// transaction's commit is done, so one per append made the appenders queue on
+// it and cost each append a round trip. Appenders only raise a flag here; one
+// thread with its own connection sends a NOTIFY as soon as it sees the flag,
+// then waits kMinInterval before it sends the next, so a busy process sends at
+// most a few hundred a second and an idle one still wakes subscribers at once.
+// Subscribers also poll every 200 ms, so a NOTIFY lost to a broken connection
+// only delays them.
+class Notifier {
+ public:
+  static constexpr auto kMinInterval = std::chrono::milliseconds(2);
+
+  explicit Notifier(std::string url) : url_(std::move(url)), thread_([this] { run(); }) {}
+  // Sends what is still pending (a command-line process that appended and is
+  // exiting), then stops.
+  ~Notifier() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
+  }
+  void request() {
+    {
+      std::lock_guard lock(mu_);
+      if (pending_) return;
+      pending_ = true;
+    }
+    cv_.notify_one();
+  }
+
+ private:
+  void run() {
+    std::unique_ptr<pqxx::connection> conn;
+    std::unique_lock lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [this] { return pending_ || stop_; });
+      if (!pending_) return;  // stopping with nothing pending
+      pending_ = false;
+      lock.unlock();
+      auto sent = std::chrono::steady_clock::now();
+      try {
+        if (!conn) conn = db::open_connection(url_, false);
+        pqxx::nontransaction txn(*conn);
+        txn.exec0("notify scribe_events");
+      } catch (const std::exception&) {
+        conn.reset();  // reconnect on the next request; pollers cover the gap
+      }
+      lock.lock();
+      if (stop_) continue;  // flush a last request without waiting
+      cv_.wait_until(lock, sent + kMinInterval, [this] { return stop_; });
+    }
+  }
+
+  std::string url_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool pending_ = false;
+  bool stop_ = false;
+  std::thread thread_;  // last: started once the fields above exist
+};
+
+// One notifier per database URL this process appends to, for the process's
+// lifetime (their destructors flush at exit).
+Notifier& notifier_for(const std::string& url) {
+  static std::mutex mu;
+  static std::map<std::string, std::unique_ptr<Notifier>> notifiers;
+  std::lock_guard lock(mu);
+  auto& n = notifiers[url];
+  if (!n) n = std::make_unique<Notifier>(url);
+  return *n;
+}
 
 InlineHook& inline_hook() {
   static InlineHook hook;
@@ -87,6 +174,7 @@ std::atomic<uint64_t> EventStore::appended_total_{0};
 void EventStore::set_inline_hook(InlineHook hook) { inline_hook() = std::move(hook); }
 
 std::vector<RecordedEvent> EventStore::append(pqxx::work& txn, const std::vector<StreamAppend>& appends) {
+  if (appends.size() == 1) return append_one(txn, appends.front());
   Json payload = Json::array();
   for (const auto& a : appends) {
     Json events = Json::array();
@@ -127,7 +215,52 @@ std::vector<RecordedEvent> EventStore::append(pqxx::work& txn, const std::vector
 
 std::vector<RecordedEvent> EventStore::append(pqxx::work& txn, const std::string& stream_id,
                                               ExpectedVersion expected, std::vector<NewEvent> events) {
-  return append(txn, std::vector<StreamAppend>{{stream_id, expected, std::move(events)}});
+  return append_one(txn, StreamAppend{stream_id, expected, std::move(events)});
+}
+
+std::vector<RecordedEvent> EventStore::append_one(pqxx::work& txn, const StreamAppend& a) {
+  // The events array is written by hand: building a Json tree of copies of
+  // every payload only to print it again cost more than the rest of the
+  // client's side of an append.
+  std::string events = "[";
+  for (const auto& e : a.events) {
+    if (events.size() > 1) events += ',';
+    events += "{\"type\":";
+    events += Json(e.type).dump();
+    events += ",\"data\":";
+    events += e.data.dump();
+    events += ",\"metadata\":";
+    events += e.metadata.dump();
+    events += '}';
+  }
+  events += ']';
+  pqxx::result res;
+  try {
+    res = txn.exec_prepared(kAppendStream.name, a.stream_id, a.expected.value, events);
+  } catch (const pqxx::sql_error& err) {
+    if (err.sqlstate() == "SC001") throw ConcurrencyError(err.what());
+    throw;
+  }
+  // One row per event, in input order.
+  std::vector<RecordedEvent> recorded;
+  recorded.reserve(res.size());
+  std::size_t row = 0;
+  for (const auto& e : a.events) {
+    const auto& r = res[static_cast<pqxx::result::size_type>(row++)];
+    RecordedEvent ev;
+    ev.stream_id = a.stream_id;
+    ev.version = r[0].as<int64_t>();
+    ev.global.position = r[1].as<int64_t>();
+    ev.global.tx = std::stoull(r[2].c_str());
+    ev.type = e.type;
+    ev.data = e.data;
+    ev.metadata = e.metadata;
+    ev.recorded_at = r[3].c_str();
+    recorded.push_back(std::move(ev));
+  }
+  if (inline_hook()) inline_hook()(txn, recorded);
+  appended_total_ += recorded.size();
+  return recorded;
 }
 
 std::vector<RecordedEvent> EventStore::read_stream(pqxx::transaction_base& txn, const std::string& stream_id,
@@ -145,14 +278,11 @@ std::vector<RecordedEvent> EventStore::read_all_unbounded(pqxx::transaction_base
 }
 
 void EventStore::commit(pqxx::work& txn) {
-  auto& conn = txn.conn();
+  // Every connection in scribe is a pqxx::connection (db::open_connection);
+  // its options are the URL it was opened with, which the notifier reuses.
+  auto& conn = static_cast<pqxx::connection&>(txn.conn());
   txn.commit();
-  try {
-    pqxx::nontransaction notify(conn);
-    notify.exec0("notify scribe_events");
-  } catch (const std::exception&) {
-    // The events are committed; subscribers will find them on their next poll.
-  }
+  notifier_for(conn.options()).request();
 }
 
 void EventStore::lock_stream(pqxx::work& txn, const std::string& stream_id) {

@@ -37,6 +37,9 @@ class EventStore {
 
   // Commits an appending transaction, then wakes subscribers (NOTIFY
   // scribe_events) outside it; see migrations/006_notify_after_commit.sql.
+  // The NOTIFY is sent by a per-process notifier thread that coalesces the
+  // requests of all appenders (event_store.cpp), so commit returns without
+  // waiting for it.
   static void commit(pqxx::work& txn);
   // Takes the stream's append lock now (the one scribe_append takes) and
   // holds it to the end of the transaction. A command that reads a hot stream,
@@ -68,6 +71,7 @@ class EventStore {
   static uint64_t appended_total() { return appended_total_.load(); }
 
  private:
+  static std::vector<RecordedEvent> append_one(pqxx::work& txn, const StreamAppend& a);
   static std::atomic<uint64_t> appended_total_;
 };
 

@@ -4,7 +4,8 @@
 namespace scribe::es {
 
 // LISTENs on `scribe_events` for as long as it lives. Appenders NOTIFY right
-// after they commit (EventStore::commit), so `conn.await_notification()` wakes
+// after they commit (EventStore::commit; one NOTIFY per process covers every
+// append committed before it was sent), so `conn.await_notification()` wakes
 // as soon as new events are readable; the wake-up is all we need, so the body
 // is empty.
 class EventsWakeup final : public pqxx::notification_receiver {
