@@ -1,4 +1,6 @@
 #pragma once
+#include <map>
+#include <memory>
 #include <pqxx/pqxx>
 #include <string>
 #include <vector>
@@ -6,6 +8,18 @@
 #include "eventstore/event.h"
 
 namespace scribe::projections {
+
+// Writes a projection's rows during a bulk rebuild (rebuild() in runner.h).
+// It is handed every event in global order, in batches, each batch in a
+// transaction of its own, and writes into empty shadow tables that have no
+// indexes yet. It is the only writer of those tables, so it may keep state in
+// memory (running balances, say) instead of reading it back, and may write
+// with COPY.
+class BulkWriter {
+ public:
+  virtual ~BulkWriter() = default;
+  virtual void write(pqxx::work& txn, const std::vector<es::RecordedEvent>& events) = 0;
+};
 
 // A read model built from the event log. `apply` must be a pure function of
 // the event and the projection's own tables, so that replaying from position
@@ -25,6 +39,14 @@ class Projection {
   // equal calling apply() on each event.
   virtual void apply_batch(pqxx::work& txn, const std::vector<es::RecordedEvent>& events) {
     for (const auto& e : events) apply(txn, e);
+  }
+  // Asynchronous projections may offer a bulk writer for rebuilds; `shadow`
+  // maps each of tables() to the table to write instead. The rows it writes
+  // for the whole log must equal what apply() writes. nullptr (the default):
+  // rebuilds replay apply_batch() into the real tables.
+  virtual std::unique_ptr<BulkWriter> bulk_writer(const std::map<std::string, std::string>& shadow) {
+    (void)shadow;
+    return nullptr;
   }
 };
 

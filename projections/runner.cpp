@@ -1,5 +1,7 @@
 #include "projections/runner.h"
 
+#include <map>
+
 #include "common/db.h"
 #include "common/log.h"
 #include "eventstore/event_store.h"
@@ -29,8 +31,142 @@ const db::Statement kLag{"projections.lag",
 const db::Statement kInlineExclusive{"projections.inline_exclusive",
                                      "select pg_advisory_xact_lock(hashtextextended('projections:inline', 0))"};
 
+const db::Statement kSessionLock{"projections.session_lock",
+                                 "select pg_advisory_lock(hashtextextended('projection:' || $1, 0))"};
+const db::Statement kSessionUnlock{"projections.session_unlock",
+                                   "select pg_advisory_unlock(hashtextextended('projection:' || $1, 0))"};
+const db::Statement kSetCheckpoint{"projections.set_checkpoint",
+                                   "update projection_checkpoints set last_tx = $2::xid8, last_position = $3, "
+                                   "updated_at = now() where name = $1"};
+// The constraints backed by an index (primary key, unique, exclusion) and the
+// foreign keys of a table, and its other indexes: what a shadow table built
+// without them must be given before it replaces the table.
+const db::Statement kTableConstraints{"projections.table_constraints",
+                                      "select conname, pg_get_constraintdef(oid) from pg_constraint "
+                                      "where conrelid = $1::regclass and contype in ('p', 'u', 'x', 'f') "
+                                      "order by conname"};
+const db::Statement kTableIndexes{"projections.table_indexes",
+                                  "select i.relname, x.indisunique, pg_get_indexdef(x.indexrelid) "
+                                  "from pg_index x join pg_class i on i.oid = x.indexrelid "
+                                  "where x.indrelid = $1::regclass and not exists "
+                                  "(select 1 from pg_constraint c where c.conrelid = x.indrelid "
+                                  "and c.conindid = x.indexrelid) order by i.relname"};
+
+// Events per batch of a bulk rebuild: large enough that the per-transaction
+// work (commit, COPY set-up) is small beside the rows, small enough to keep
+// the client's memory at a few tens of megabytes.
+constexpr int kBulkBatch = 20000;
+
 void truncate_tables(pqxx::work& txn, const Projection& p) {
   for (const auto& table : p.tables()) txn.exec("truncate " + txn.quote_name(table));
+}
+
+std::string shadow_name(const std::string& table) { return table + "__rebuild"; }
+
+// Gives `shadow` the constraints and indexes of `table` under temporary names
+// and swaps it in: drops `table`, renames the shadow and its constraints and
+// indexes to the old names. Runs in the caller's transaction, so readers see
+// the old table until it commits.
+void swap_in_shadow(pqxx::work& txn, const std::string& table, const std::string& shadow) {
+  const std::string t = txn.quote_name(table);
+  const std::string sh = txn.quote_name(shadow);
+  std::vector<std::pair<std::string, std::string>> renames;  // temporary -> original
+  int n = 0;
+  for (const auto& r : txn.exec_prepared(kTableConstraints.name, table)) {
+    std::string tmp = shadow + "_c" + std::to_string(n++);
+    txn.exec("alter table " + sh + " add constraint " + txn.quote_name(tmp) + " " + r[1].c_str());
+    renames.emplace_back(tmp, r[0].c_str());
+  }
+  std::vector<std::pair<std::string, std::string>> index_renames;
+  for (const auto& r : txn.exec_prepared(kTableIndexes.name, table)) {
+    // pg_get_indexdef: CREATE [UNIQUE] INDEX name ON [ONLY] schema.table USING method (...) [...].
+    std::string def = r[2].c_str();
+    auto using_at = def.find(" USING ");
+    if (using_at == std::string::npos) throw std::runtime_error("unexpected index definition: " + def);
+    std::string tmp = shadow + "_i" + std::to_string(n++);
+    txn.exec(std::string("create ") + (r[1].as<bool>() ? "unique " : "") + "index " + txn.quote_name(tmp) + " on " +
+             sh + def.substr(using_at));
+    index_renames.emplace_back(tmp, r[0].c_str());
+  }
+  txn.exec("drop table " + t);
+  txn.exec("alter table " + sh + " rename to " + t);
+  for (const auto& [tmp, orig] : renames)
+    txn.exec("alter table " + t + " rename constraint " + txn.quote_name(tmp) + " to " + txn.quote_name(orig));
+  for (const auto& [tmp, orig] : index_renames)
+    txn.exec("alter index " + txn.quote_name(tmp) + " rename to " + txn.quote_name(orig));
+}
+
+// The bulk path of rebuild() for an asynchronous projection with a BulkWriter.
+//
+// It fills shadow copies of the projection's tables, created without indexes,
+// batch by batch, each batch read (before the transaction has an id, as in
+// catch_up) and written in a transaction of its own, so the long rebuild never
+// holds back the xmin bound that every other reader of the log waits on. Then
+// one transaction builds the indexes on the shadows, swaps them in for the old
+// tables and sets the checkpoint to the last event written. Readers see the old
+// rows until that commit, never a half-built table; the live runners (which
+// take the same advisory lock per batch) skip this projection meanwhile and
+// resume from the new checkpoint. A crash or error leaves at most stray shadow
+// tables, which the next rebuild drops.
+int64_t bulk_rebuild(pqxx::connection& conn, Projection& projection, const std::map<std::string, std::string>& shadow,
+                     BulkWriter& writer) {
+  const std::string name = projection.name();
+  {
+    pqxx::work txn(conn);
+    txn.exec_prepared(kEnsureCheckpoint.name, name);
+    txn.commit();
+  }
+  // A session lock, held across the batches' transactions: it excludes the
+  // live runners' per-batch transaction locks on the same key.
+  {
+    pqxx::nontransaction txn(conn);
+    txn.exec_prepared(kSessionLock.name, name);
+  }
+  struct Unlock {
+    pqxx::connection& conn;
+    const std::string& name;
+    ~Unlock() {
+      try {
+        pqxx::nontransaction txn(conn);
+        txn.exec_prepared(kSessionUnlock.name, name);
+      } catch (const std::exception&) {
+        // A broken connection has released its session locks already.
+      }
+    }
+  } unlock{conn, name};
+  {
+    pqxx::work txn(conn);
+    for (const auto& [table, sh] : shadow) {
+      txn.exec("drop table if exists " + txn.quote_name(sh));
+      txn.exec("create table " + txn.quote_name(sh) + " (like " + txn.quote_name(table) +
+               " including defaults including constraints including generated)");
+    }
+    txn.commit();
+  }
+  int64_t total = 0;
+  es::GlobalPosition from;
+  for (;;) {
+    pqxx::work txn(conn);
+    auto events = es::EventStore::read_all(txn, from, kBulkBatch);
+    if (events.empty()) break;
+    writer.write(txn, events);
+    txn.commit();
+    from = events.back().global;
+    total += static_cast<int64_t>(events.size());
+    if (static_cast<int>(events.size()) < kBulkBatch) break;
+  }
+  {
+    pqxx::work txn(conn);
+    for (const auto& [table, sh] : shadow) swap_in_shadow(txn, table, sh);
+    txn.exec_prepared(kSetCheckpoint.name, name, std::to_string(from.tx), from.position);
+    txn.commit();
+  }
+  // Fresh planner statistics for the new tables (autovacuum would get there later).
+  for (const auto& [table, sh] : shadow) {
+    pqxx::nontransaction txn(conn);
+    txn.exec("analyze " + txn.quote_name(table));
+  }
+  return total;
 }
 
 }  // namespace
@@ -103,6 +239,9 @@ void ProjectionRunner::run() {
 int64_t rebuild(pqxx::connection& conn, Projection& projection) {
   const std::string name = projection.name();
   if (!projection.is_inline()) {
+    std::map<std::string, std::string> shadow;
+    for (const auto& t : projection.tables()) shadow[t] = shadow_name(t);
+    if (auto writer = projection.bulk_writer(shadow)) return bulk_rebuild(conn, projection, shadow, *writer);
     {
       pqxx::work txn(conn);
       txn.exec_prepared(kEnsureCheckpoint.name, name);

@@ -38,7 +38,9 @@ int64_t lag(pqxx::transaction_base& txn, const std::string& name);
 
 // Drops the projection's rows and replays every event from position 0.
 // Inline projections are rebuilt under the exclusive inline lock, so no append
-// can interleave; asynchronous ones reset their checkpoint and catch up.
+// can interleave. Asynchronous ones with a BulkWriter are loaded into shadow
+// tables and swapped in at the end (runner.cpp, bulk_rebuild); the others
+// reset their checkpoint and catch up.
 int64_t rebuild(pqxx::connection& conn, Projection& projection);
 
 }  // namespace scribe::projections

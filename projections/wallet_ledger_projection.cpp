@@ -35,12 +35,40 @@ std::optional<Entry> money_entry(const es::RecordedEvent& e) {
   return std::nullopt;
 }
 
+// The rebuild's writer: starts from an empty ledger and is its only writer, so
+// it carries each account's balance from batch to batch in memory instead of
+// probing the table, and loads each batch with one COPY.
+class WalletLedgerBulkWriter final : public BulkWriter {
+ public:
+  explicit WalletLedgerBulkWriter(std::string table) : table_(std::move(table)) {}
+  void write(pqxx::work& txn, const std::vector<es::RecordedEvent>& events) override {
+    pqxx::stream_to out(txn, table_,
+                        std::vector<std::string>{"event_position", "account_id", "kind", "amount_micros",
+                                                 "balance_after_micros", "recorded_at"});
+    for (const auto& e : events) {
+      auto m = money_entry(e);
+      if (!m) continue;
+      int64_t& b = balance_[m->account_id];
+      b += m->amount;
+      out << std::make_tuple(e.global.position, m->account_id, m->kind, m->amount, b, e.recorded_at);
+    }
+    out.complete();
+  }
+
+ private:
+  std::string table_;
+  std::unordered_map<int64_t, int64_t> balance_;
+};
+
 class WalletLedgerProjection final : public Projection {
  public:
   std::string name() const override { return "wallet_ledger"; }
   std::vector<std::string> tables() const override { return {"wallet_ledger"}; }
   bool is_inline() const override { return false; }
   void apply(pqxx::work& txn, const es::RecordedEvent& e) override { apply_batch(txn, {e}); }
+  std::unique_ptr<BulkWriter> bulk_writer(const std::map<std::string, std::string>& shadow) override {
+    return std::make_unique<WalletLedgerBulkWriter>(shadow.at("wallet_ledger"));
+  }
 
   // One query for the accounts' last balances and one insert for the batch,
   // the running balance computed here in event order.
