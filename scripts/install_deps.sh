@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(
-  build-essential cmake ninja-build pkg-config git curl ca-certificates
+  build-essential cmake ninja-build pkg-config git curl ca-certificates openssl
   libpqxx-dev libpq-dev nlohmann-json3-dev libboost-dev libboost-system-dev libssl-dev
   libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev uuid-dev libcurl4-openssl-dev
   ffmpeg yt-dlp flite sox

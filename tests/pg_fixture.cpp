@@ -16,8 +16,10 @@ std::string database_url() {
 void PgTest::SetUpTestSuite() {
   // Processes the tests spawn (`scribe worker`) run no pipeline workers unless
   // a test asks for them: the tests share one database, and a worker would
-  // otherwise process every other test's queued jobs.
+  // otherwise process every other test's queued jobs. Webhook senders alike:
+  // they would send (and fail) other tests' outbox rows.
   setenv("SCRIBE_WORKER_SLOTS", "0", 0);
+  setenv("SCRIBE_WEBHOOK_SENDERS", "0", 0);
   auto conn = db::open_connection(database_url(), false);
   migrator::migrate(*conn);
   projections::install_inline_hook();
