@@ -1,23 +1,35 @@
-// Raw exports of a 12-hour transcript: times the domain rendering of
-// /subtitles (every format, presets netflix and youtube, word and sentence
-// mode) and /transcript (txt, md) on a synthetic transcript of about 100,000
-// words in 8,000 segments with three speakers. Target: under 200 ms each.
+// Raw exports of a 12-hour transcript: times /subtitles (every format,
+// presets netflix and youtube, word and sentence mode) and /transcript (txt,
+// md) on a synthetic transcript of about 100,000 words in 8,000 segments with
+// three speakers. Target: under 200 ms each, reading included.
+//
+// Rendering runs api::render_subtitles, the function the handler calls. With
+// a database, the transcript is written by projections::write_transcript_rows
+// (the segments projection's own code) and each case reads it back with the
+// handler's readers (api::load_segments_and_words, api::load_segments) in a
+// read-only transaction and renders it, as the handler does minus HTTP.
 //
 //   SCRIBE_BENCH_EXPORTS_RUNS      timed runs per case                      default 7
 //   SCRIBE_BENCH_EXPORTS_WORDS     words in the transcript                  default 100000
 //   SCRIBE_BENCH_DATABASE_URL      optional: a database on the cluster; the benchmark then
 //                                  creates (after dropping it) its own database next to it,
-//                                  loads the rows and also times reading them with the
-//                                  handlers' SQL plus rendering (the HTTP-less path)
+//                                  loads the rows and also times reading plus rendering
 //   SCRIBE_BENCH_EXPORTS_DB        name of that database                    default scribe_bench_exports
+//   SCRIBE_BENCH_EXPORTS_ANALYZE   1: ANALYZE the tables after loading      default 0
 //
-// Prints one line per case and JSON lines beginning {"bench":"exports".
+// Prints one line per case and JSON lines beginning {"bench":"exports". CPU
+// columns are per run: "cpu" is this process (user + system), "db cpu" the
+// PostgreSQL backend serving the benchmark's connection (from /proc, so only
+// when the server runs on this machine; 10 ms ticks, averaged over the runs).
 #include <sys/resource.h>
+#include <unistd.h>
 
+#include <fstream>
 #include <functional>
 #include <iomanip>
 #include <iostream>
 #include <random>
+#include <sstream>
 
 #include "api/export_rows.h"
 #include "bench/bench_util.h"
@@ -26,28 +38,26 @@
 #include "domain/subtitles.h"
 #include "domain/transcript_text.h"
 #include "eventstore/migrator.h"
+#include "pipeline/transcript_artifact.h"
+#include "projections/segments_projection.h"
 
 namespace {
 
 using scribe::bench::Clock;
+namespace api = scribe::api;
 namespace sub = scribe::subtitles;
 namespace tr = scribe::transcript;
-
-struct Synthetic {
-  std::vector<tr::Segment> segments;
-  std::vector<tr::Word> words;
-};
 
 // Sentences of 6-19 words at about 2.6 words per second, a speaker change
 // every few sentences and 0.5-2 s of silence between sentences: 100,000
 // words last about 12 hours.
-Synthetic synthesize(std::size_t n_words) {
+api::TranscriptRows synthesize(std::size_t n_words) {
   std::mt19937 rng(12);
   static const std::vector<std::string> vocab = {
       "the", "budget", "library", "we", "need", "about", "two", "million", "dollars", "for", "building", "and",
       "books", "children", "town", "reading", "room", "meeting", "weekly", "welcome", "good", "morning", "everyone",
       "a", "bigger", "of", "next", "year", "talk", "would", "like", "to", "please", "tell", "us", "how", "much"};
-  Synthetic s;
+  api::TranscriptRows s;
   int64_t clock = 0;
   int speaker = 0;
   while (s.words.size() < n_words) {
@@ -79,77 +89,119 @@ Synthetic synthesize(std::size_t n_words) {
   return s;
 }
 
+// The same transcript as the artifact a worker stores (times in seconds;
+// the projection rounds them back to the same milliseconds).
+scribe::pipeline::TranscriptArtifact to_artifact(const api::TranscriptRows& s) {
+  scribe::pipeline::TranscriptArtifact a;
+  a.language = "en";
+  a.engine = "synthetic";
+  a.speakers = 3;
+  a.duration_seconds = static_cast<double>(s.segments.back().end_ms) / 1000.0;
+  std::size_t w = 0;
+  for (const auto& seg : s.segments) {
+    scribe::pipeline::ArtifactSegment as;
+    as.id = seg.id;
+    as.start = static_cast<double>(seg.start_ms) / 1000.0;
+    as.end = static_cast<double>(seg.end_ms) / 1000.0;
+    as.speaker = seg.speaker;
+    as.text = seg.text;
+    for (; w < s.words.size() && s.words[w].segment_id == seg.id; ++w)
+      as.words.push_back({s.words[w].text, static_cast<double>(s.words[w].start_ms) / 1000.0,
+                          static_cast<double>(s.words[w].end_ms) / 1000.0, 0.9, s.words[w].punctuation});
+    a.segments.push_back(std::move(as));
+  }
+  return a;
+}
+
 long peak_rss_kb() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return u.ru_maxrss;
 }
 
+double process_cpu_ms() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return (static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1000.0 +
+          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1000.0);
+}
+
+// User + system CPU of another process of this machine, in ms; -1 when unknown.
+double other_cpu_ms(long pid) {
+  if (pid <= 0) return -1;
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(f, line)) return -1;
+  std::istringstream rest(line.substr(line.rfind(')') + 2));
+  std::string field;
+  double utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {
+    if (i == 14) utime = std::stod(field);
+    if (i == 15) stime = std::stod(field);
+  }
+  return (utime + stime) * 1000.0 / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
 struct Result {
   double p50_ms;
   double max_ms;
+  double cpu_ms;     // per run, this process
+  double db_cpu_ms;  // per run, the PostgreSQL backend; -1 when not measured
   std::size_t bytes;
 };
 
-Result time_case(int runs, const std::function<std::string()>& f) {
+Result time_case(int runs, const std::function<std::string()>& f, long backend_pid = 0) {
   std::vector<double> ms;
   std::size_t bytes = 0;
+  const double cpu0 = process_cpu_ms(), db0 = other_cpu_ms(backend_pid);
   for (int r = 0; r < runs; ++r) {
     auto t0 = Clock::now();
     bytes = f().size();
     ms.push_back(scribe::bench::seconds_since(t0) * 1000.0);
   }
+  const double cpu = (process_cpu_ms() - cpu0) / runs;
+  const double db = db0 < 0 ? -1 : (other_cpu_ms(backend_pid) - db0) / runs;
   std::sort(ms.begin(), ms.end());
-  return {scribe::bench::percentile(ms, 0.5), ms.back(), bytes};
+  return {scribe::bench::percentile(ms, 0.5), ms.back(), cpu, db, bytes};
 }
 
 void report(const std::string& name, const Result& r, std::size_t words, std::size_t segments) {
-  std::cout << std::left << std::setw(44) << name << std::right << std::fixed << std::setprecision(1) << std::setw(9)
-            << r.p50_ms << " ms p50" << std::setw(9) << r.max_ms << " ms max" << std::setw(11) << r.bytes
-            << " bytes\n";
+  std::cout << std::left << std::setw(44) << name << std::right << std::fixed << std::setprecision(1) << std::setw(8)
+            << r.p50_ms << " ms p50" << std::setw(8) << r.max_ms << " ms max" << std::setw(8) << r.cpu_ms
+            << " ms cpu";
+  if (r.db_cpu_ms >= 0) std::cout << std::setw(7) << r.db_cpu_ms << " ms db cpu";
+  std::cout << std::setw(10) << r.bytes << " bytes\n";
   scribe::Json j = {{"bench", "exports"}, {"case", name},          {"p50_ms", r.p50_ms},
-                    {"max_ms", r.max_ms}, {"bytes", r.bytes},      {"words", words},
-                    {"segments", segments}, {"target_ms", 200},    {"peak_rss_kb", peak_rss_kb()}};
+                    {"max_ms", r.max_ms}, {"cpu_ms", r.cpu_ms},    {"bytes", r.bytes},
+                    {"words", words},     {"segments", segments},  {"target_ms", 200},
+                    {"peak_rss_kb", peak_rss_kb()}};
+  if (r.db_cpu_ms >= 0) j["db_cpu_ms"] = r.db_cpu_ms;
   std::cout << j.dump() << std::endl;  // flushed: migration logs go to stderr meanwhile
 }
 
-// The render of one export from rows, as the handlers do it.
-std::string render(const std::string& what, const std::string& preset, const std::vector<tr::Segment>& segments,
-                   const std::vector<tr::Word>& words) {
-  if (what == "txt") return tr::render_txt(segments, {});
-  if (what == "md") return tr::render_md("Synthetic meeting", {}, segments, {});
-  const sub::BuildOptions o{sub::find_preset(preset), false};
-  const auto cues = words.empty() ? sub::build_from_segments(segments, o) : sub::build_from_words(words, o);
-  if (what == "srt") return sub::render_srt(cues);
-  if (what == "vtt") return sub::render_vtt(cues);
-  if (what == "vtt-karaoke") return sub::render_vtt_karaoke(cues);
-  return sub::render_json(cues);
+// What the handlers render from rows: `what` is a subtitle format, or txt/md
+// for /transcript.
+std::string render(const std::string& what, const std::string& preset, const api::TranscriptRows& rows) {
+  if (what == "txt") return tr::render_txt(rows.segments, {});
+  if (what == "md") return tr::render_md("Synthetic meeting", {}, rows.segments, {});
+  return api::render_subtitles(rows, what, {sub::find_preset(preset), false}).body;
 }
 
-void load_rows(pqxx::connection& conn, const Synthetic& s) {
-  pqxx::work txn(conn);
-  {
-    pqxx::stream_to seg(txn, "segments",
-                        std::vector<std::string>{"id", "transcription_id", "segment_index", "start_ms", "end_ms",
-                                                 "speaker", "text"});
-    for (std::size_t i = 0; i < s.segments.size(); ++i) {
-      const auto& x = s.segments[i];
-      seg << std::make_tuple(x.id, 1, static_cast<int>(i), x.start_ms, x.end_ms, *x.speaker, x.text);
+struct Case {
+  std::string name, what, preset;
+  bool words;  // word mode (mode=auto or word); false: sentence mode or /transcript
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  for (const std::string preset : {"netflix", "youtube"})
+    for (const std::string f : {"srt", "vtt", "vtt-karaoke", "json"}) {
+      out.push_back({"subtitles " + f + " " + preset + " word", f, preset, true});
+      out.push_back({"subtitles " + f + " " + preset + " sentence", f, preset, false});
     }
-    seg.complete();
-  }
-  {
-    pqxx::stream_to w(txn, "words",
-                      std::vector<std::string>{"transcription_id", "word_index", "segment_id", "text", "start_ms",
-                                               "end_ms", "punctuation", "speaker"});
-    for (std::size_t i = 0; i < s.words.size(); ++i) {
-      const auto& x = s.words[i];
-      w << std::make_tuple(1, static_cast<int>(i), x.segment_id, x.text, x.start_ms, x.end_ms, x.punctuation,
-                           *x.speaker);
-    }
-    w.complete();
-  }
-  txn.commit();
+  out.push_back({"transcript txt", "txt", "", false});
+  out.push_back({"transcript md", "md", "", false});
+  return out;
 }
 
 }  // namespace
@@ -158,52 +210,99 @@ int main() {
   try {
     const int runs = static_cast<int>(scribe::bench::env_double("SCRIBE_BENCH_EXPORTS_RUNS", 7));
     const auto n = static_cast<std::size_t>(scribe::bench::env_double("SCRIBE_BENCH_EXPORTS_WORDS", 100000));
-    const Synthetic s = synthesize(n);
+    const api::TranscriptRows s = synthesize(n);
     std::cout << "synthetic transcript: " << s.words.size() << " words, " << s.segments.size() << " segments, "
               << std::setprecision(2) << std::fixed << s.segments.back().end_ms / 3600000.0 << " h\n";
-    const std::vector<tr::Word> no_words;
-    std::vector<std::tuple<std::string, std::string, std::string>> cases;  // name, what, preset
-    for (const std::string preset : {"netflix", "youtube"})
-      for (const std::string f : {"srt", "vtt", "vtt-karaoke", "json"}) {
-        cases.emplace_back("subtitles " + f + " " + preset + " word", f, preset);
-        cases.emplace_back("subtitles " + f + " " + preset + " sentence", f, preset);
-      }
-    cases.emplace_back("transcript txt", "txt", "");
-    cases.emplace_back("transcript md", "md", "");
-    for (const auto& [name, what, preset] : cases) {
-      const bool sentence = name.size() > 8 && name.compare(name.size() - 8, 8, "sentence") == 0;
-      auto r = time_case(runs, [&, w = what, p = preset] { return render(w, p, s.segments, sentence ? no_words : s.words); });
-      report(name, r, s.words.size(), s.segments.size());
+    const api::TranscriptRows no_words{s.segments, {}};
+    for (const auto& c : cases()) {
+      auto r = time_case(runs, [&] { return render(c.what, c.preset, c.words ? s : no_words); });
+      report("render " + c.name, r, s.words.size(), s.segments.size());
     }
 
     const std::string base_url = scribe::bench::env_or("SCRIBE_BENCH_DATABASE_URL", "");
     if (base_url.empty()) return 0;
     const std::string dbname = scribe::bench::env_or("SCRIBE_BENCH_EXPORTS_DB", "scribe_bench_exports");
     const std::string url = scribe::bench::fresh_database(base_url, dbname);
-    {
-      auto conn = scribe::db::open_connection(url, false);
-      load_rows(*conn, s);
-    }
     auto conn = scribe::db::open_connection(url);
-    auto read_and_render = [&](const std::string& what, const std::string& preset, bool with_words) {
-      std::vector<tr::Segment> segs;
-      std::vector<tr::Word> ws;
-      {
-        pqxx::read_transaction txn(*conn);
-        segs = scribe::api::load_segments(txn, 1);
-        if (with_words) ws = scribe::api::load_words(txn, 1);
-      }
-      return render(what, preset, segs, ws);
-    };
-    for (const auto& [name, what, preset, words] :
-         std::vector<std::tuple<std::string, std::string, std::string, bool>>{
-             {"db+render subtitles srt netflix word", "srt", "netflix", true},
-             {"db+render subtitles json youtube word", "json", "youtube", true},
-             {"db+render subtitles vtt youtube sentence", "vtt", "youtube", false},
-             {"db+render transcript txt", "txt", "", false}}) {
-      auto r = time_case(runs, [&, w = what, p = preset, ww = words] { return read_and_render(w, p, ww); });
-      report(name, r, s.words.size(), s.segments.size());
+    {
+      const auto artifact = to_artifact(s);
+      auto t0 = Clock::now();
+      pqxx::work txn(*conn);
+      scribe::projections::write_transcript_rows(txn, 1, artifact);
+      txn.commit();
+      std::cout << "rows written by the segments projection in " << std::setprecision(0)
+                << scribe::bench::seconds_since(t0) * 1000.0 << " ms\n";
     }
+    if (scribe::bench::env_double("SCRIBE_BENCH_EXPORTS_ANALYZE", 0) != 0)
+      pqxx::nontransaction(*conn).exec("analyze segments; analyze words");
+    long backend = 0;
+    {
+      pqxx::nontransaction txn(*conn);
+      backend = txn.exec("select pg_backend_pid()")[0][0].as<long>();
+    }
+    // The handlers' path minus HTTP: one read-only transaction, the rows the
+    // handler reads for the case, then the rendering.
+    for (const auto& c : cases()) {
+      auto r = time_case(
+          runs,
+          [&] {
+            api::TranscriptRows rows;
+            {
+              pqxx::read_transaction txn(*conn);
+              if (c.words) rows = api::load_segments_and_words(txn, 1);
+              else rows.segments = api::load_segments(txn, 1);
+            }
+            return render(c.what, c.preset, rows);
+          },
+          backend);
+      report("db+render " + c.name, r, s.words.size(), s.segments.size());
+    }
+    // For comparison, the reads alone, and the 100,000 rows of `words` read
+    // as the handler did before migration 011 (same SQL, same conversion).
+    auto words_rows = [](pqxx::transaction_base& txn) {
+      auto res = txn.exec_params(
+          "select text, punctuation, start_ms, end_ms, speaker, segment_id from words "
+          "where transcription_id = $1 order by word_index",
+          1);
+      auto opt = [](const pqxx::field& f) {
+        return f.is_null() ? std::nullopt : std::optional<std::string>(f.c_str());
+      };
+      std::vector<tr::Word> words;
+      words.reserve(res.size());
+      for (const auto& row : res)
+        words.push_back({row[0].c_str(), opt(row[1]), row[2].as<int64_t>(), row[3].as<int64_t>(), opt(row[4]),
+                         row[5].as<int64_t>()});
+      return words;
+    };
+    auto r = time_case(
+        runs,
+        [&] {
+          pqxx::read_transaction txn(*conn);
+          return std::string(api::load_segments_and_words(txn, 1).words.size(), 'w');
+        },
+        backend);
+    report("db read segments and packed words", r, s.words.size(), s.segments.size());
+    r = time_case(
+        runs,
+        [&] {
+          pqxx::read_transaction txn(*conn);
+          return std::string(words_rows(txn).size(), 'w');
+        },
+        backend);
+    report("db read words rows (before 011)", r, s.words.size(), s.segments.size());
+    r = time_case(
+        runs,
+        [&] {
+          api::TranscriptRows rows;
+          {
+            pqxx::read_transaction txn(*conn);
+            rows.segments = api::load_segments(txn, 1);
+            rows.words = words_rows(txn);
+          }
+          return render("srt", "netflix", rows);
+        },
+        backend);
+    report("db+render srt netflix word (before 011)", r, s.words.size(), s.segments.size());
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "exports_benchmark: " << e.what() << "\n";

@@ -10,6 +10,7 @@
 #include "domain/events.h"
 #include "pipeline/transcript_artifact.h"
 #include "projections/projection.h"
+#include "projections/segments_projection.h"
 
 namespace scribe::projections {
 namespace {
@@ -18,11 +19,15 @@ const db::Statement kDeleteSegments{"segments.delete", "delete from segments whe
 const db::Statement kDeleteWords{"words.delete", "delete from words where transcription_id = $1"};
 // Rows travel as one JSON document each, so a 12-hour transcript is two
 // statements rather than a hundred thousand.
+// Segments are inserted after the words, with each segment's words packed
+// from the rows just written by the encoder of migrations/011_packed_words.sql
+// (the form the /subtitles export reads).
 const db::Statement kInsertSegments{
     "segments.insert",
-    "insert into segments(id, transcription_id, segment_index, start_ms, end_ms, speaker, text) "
-    "select x.id, $1, x.i, x.s, x.e, x.sp, x.t from jsonb_to_recordset($2::jsonb) "
-    "as x(id bigint, i int, s bigint, e bigint, sp text, t text)"};
+    "insert into segments(id, transcription_id, segment_index, start_ms, end_ms, speaker, text, packed_words) "
+    "select x.id, $1, x.i, x.s, x.e, x.sp, x.t, p.packed_words from jsonb_to_recordset($2::jsonb) "
+    "as x(id bigint, i int, s bigint, e bigint, sp text, t text) "
+    "left join scribe_packed_words($1) p on p.segment_id = x.id"};
 const db::Statement kInsertWords{
     "words.insert",
     "insert into words(transcription_id, word_index, segment_id, text, start_ms, end_ms, punctuation, speaker, "
@@ -67,29 +72,32 @@ class SegmentsProjection final : public Projection {
       log::error("transcript artifact checksum mismatch", {{"transcription_id", id}, {"key", key}});
       return;
     }
-    auto artifact = pipeline::artifact_from_json(Json::parse(*bytes));
-    Json segs = Json::array(), words = Json::array();
-    int word_index = 0;
-    for (size_t i = 0; i < artifact.segments.size(); ++i) {
-      const auto& s = artifact.segments[i];
-      Json speaker = s.speaker ? Json(*s.speaker) : Json(nullptr);
-      segs.push_back({{"id", s.id}, {"i", i}, {"s", ms(s.start)}, {"e", ms(s.end)}, {"sp", speaker}, {"t", s.text}});
-      for (const auto& w : s.words)
-        words.push_back({{"i", word_index++},
-                         {"seg", s.id},
-                         {"t", w.text},
-                         {"s", ms(w.start)},
-                         {"e", ms(w.end)},
-                         {"p", w.punctuation ? Json(*w.punctuation) : Json(nullptr)},
-                         {"sp", speaker},
-                         {"c", w.confidence}});
-    }
-    txn.exec_prepared(kInsertSegments.name, id, segs.dump());
-    txn.exec_prepared(kInsertWords.name, id, words.dump());
+    write_transcript_rows(txn, id, pipeline::artifact_from_json(Json::parse(*bytes)));
   }
 };
 
 }  // namespace
+
+void write_transcript_rows(pqxx::work& txn, int64_t id, const pipeline::TranscriptArtifact& artifact) {
+  Json segs = Json::array(), words = Json::array();
+  int word_index = 0;
+  for (size_t i = 0; i < artifact.segments.size(); ++i) {
+    const auto& s = artifact.segments[i];
+    Json speaker = s.speaker ? Json(*s.speaker) : Json(nullptr);
+    segs.push_back({{"id", s.id}, {"i", i}, {"s", ms(s.start)}, {"e", ms(s.end)}, {"sp", speaker}, {"t", s.text}});
+    for (const auto& w : s.words)
+      words.push_back({{"i", word_index++},
+                       {"seg", s.id},
+                       {"t", w.text},
+                       {"s", ms(w.start)},
+                       {"e", ms(w.end)},
+                       {"p", w.punctuation ? Json(*w.punctuation) : Json(nullptr)},
+                       {"sp", speaker},
+                       {"c", w.confidence}});
+  }
+  txn.exec_prepared(kInsertWords.name, id, words.dump());
+  txn.exec_prepared(kInsertSegments.name, id, segs.dump());
+}
 
 Projection& segments_projection() {
   static SegmentsProjection p;

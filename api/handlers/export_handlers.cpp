@@ -120,8 +120,7 @@ Response SubtitlesHandler::handle(RequestContext& ctx) {
   const std::string mode = q.one_of("mode", {"auto", "word", "sentence"}, "auto");
   const std::string source = q.one_of("source", {"auto", "generated", "materialized"}, "auto");
   Meta meta;
-  std::vector<transcript::Segment> segments;
-  std::vector<transcript::Word> words;
+  TranscriptRows rows;
   {
     pqxx::read_transaction txn(ctx.db());
     meta = load_meta(txn, ctx.caller().account_id, id);
@@ -129,37 +128,22 @@ Response SubtitlesHandler::handle(RequestContext& ctx) {
     // This server stores no user-edited cues, so materialized cues never
     // exist and every other source generates.
     if (source == "materialized") throw Error("not_found", "this transcription has no edited cues (source=materialized)");
-    segments = load_segments(txn, id);
-    if (segments.empty()) throw Error("not_found", "the transcription completed without segments; no subtitles exist");
-    if (mode != "sentence") words = load_words(txn, id);
+    if (mode == "sentence") rows.segments = load_segments(txn, id);
+    else rows = load_segments_and_words(txn, id);
+    if (rows.segments.empty()) throw Error("not_found", "the transcription completed without segments; no subtitles exist");
   }
   ctx.release_db();
-  if (mode == "word" && words.empty())
+  if (mode == "word" && rows.words.empty())
     throw Error::invalid("mode", "mode=word needs word timestamps, and this transcription has none; use mode=sentence");
-  const subtitles::BuildOptions build{preset, labels};
-  const subtitles::CueSet cues =
-      words.empty() ? subtitles::build_from_segments(segments, build) : subtitles::build_from_words(words, build);
-  if (cues.cues.empty()) throw Error("not_found", "the transcription has no text to subtitle");
-  const bool word_mode = cues.mode == subtitles::Mode::Word;
-  Response res;
-  std::string ext = "srt";
-  if (format == "srt") {
-    res = raw(subtitles::render_srt(cues), "application/x-subrip; charset=utf-8");
-  } else if (format == "vtt") {
-    res = raw(subtitles::render_vtt(cues), "text/vtt; charset=utf-8");
-    ext = "vtt";
-  } else if (format == "vtt-karaoke") {
-    res = raw(subtitles::render_vtt_karaoke(cues), "text/vtt; charset=utf-8");
-    ext = "vtt";
-  } else {
-    res = raw(subtitles::render_json(cues), "application/json; charset=utf-8");
-    ext = "json";
-  }
-  res.set_header("x-service-cue-count", std::to_string(cues.cues.size()));
+  SubtitlesFile file = render_subtitles(rows, format, subtitles::BuildOptions{preset, labels});
+  if (file.cue_count == 0) throw Error("not_found", "the transcription has no text to subtitle");
+  Response res = raw(std::move(file.body), file.content_type);
+  res.set_header("x-service-cue-count", std::to_string(file.cue_count));
   res.set_header("x-service-cue-source", "generated");
-  res.set_header("x-service-cue-mode", word_mode ? "word" : "sentence");
+  res.set_header("x-service-cue-mode", file.word_mode ? "word" : "sentence");
   res.set_header("Content-Disposition", "inline; filename=" + transcript::slug(meta.title, id) + "-" +
-                                            (word_mode ? std::string(preset->name) : "sentence") + "." + ext);
+                                            (file.word_mode ? std::string(preset->name) : "sentence") + "." +
+                                            file.extension);
   return res;
 }
 
