@@ -42,10 +42,16 @@ const baseEnv = {
   SCRIBE_ALLOW_PRIVATE_URLS: '1', SCRIBE_OUTBOUND_CA_FILE: join(dir, 'cert.pem'),
 };
 
+// Every process started here is killed when this script exits, also on an error.
+const children = new Set();
+process.on('exit', () => { for (const c of children) c.kill('SIGKILL'); });
+
 function start(args, env) {
   const portFile = join(dir, `port-${Date.now()}`);
   const proc = spawn(BIN, [...args, ...(args[0] === 'serve' ? ['--port', '0', '--port-file', portFile] : [])],
     { env: { ...baseEnv, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  children.add(proc);
+  proc.on('exit', () => children.delete(proc));
   return { proc, portFile };
 }
 async function serve(env) {

@@ -14,15 +14,17 @@ const db::Statement kNextWebhookId{"commands.next_webhook_id", "select nextval('
 
 constexpr int kMaxAttempts = 20;
 
-// Loads the key's webhook stream, decides, and appends at the loaded version;
-// a concurrent registration on the same key makes the append fail, and the
-// decision is made again on the new state.
+// Loads the key's webhook stream, decides, and appends at the loaded version.
+// Writers of one key queue on the stream's lock (test requests come in
+// bursts); a writer that appends without it still makes the append fail, and
+// the decision is then made again on the new state.
 std::vector<es::RecordedEvent> execute_on_webhook(
     pqxx::connection& conn, int64_t key_id,
     const std::function<std::optional<es::NewEvent>(const webhook::State&)>& decide, const Meta& meta) {
   const std::string sid = webhook::stream_id(key_id);
   for (int attempt = 1;; ++attempt) {
     pqxx::work txn(conn);
+    es::EventStore::lock_stream(txn, sid);
     auto state = webhook::fold(es::EventStore::read_stream(txn, sid));
     auto event = decide(state);
     if (!event) return {};
