@@ -375,3 +375,29 @@ test('SIGKILL while deliveries are in flight: each is delivered at least once, n
     await second.stop();
   }
 });
+
+test('the target is checked again before every POST: a sender without the operator flag refuses loopback', async () => {
+  // Registered where the operator flag admits loopback; sent by a process
+  // without it, as if the address had changed since registration.
+  const registrar = await startServer({ extraEnv: { ...serverEnv, SCRIBE_WEBHOOK_SENDERS: '0' } });
+  const sender = await startServer({ extraEnv: { SCRIBE_OUTBOUND_CA_FILE: tls.certPath,
+    SCRIBE_WEBHOOK_RETRY_DELAYS: '1', SCRIBE_WEBHOOK_POLL_MS: '100' } });
+  try {
+    const acc = newAccount();
+    const path = `/recheck-${acc.keyId}`;
+    assert.equal((await register(registrar, acc.key, { url: receiver.url(path) })).status, 201);
+    const res = await api(registrar, '/webhooks/test', { method: 'POST', key: acc.key });
+    assert.equal(res.status, 202, res.body);
+    let row = '';
+    for (let i = 0; i < 100 && !row.startsWith('2|'); i++) {
+      await sleep(100);
+      row = psql(`select attempts || '|' || coalesce(last_error, '') from webhook_deliveries ` +
+        `where delivery_id = ${res.json.delivery_id}`);
+    }
+    assert.match(row, /^2\|url must/, row);
+    assert.equal(receiver.to(path).length, 0, 'no request reached the loopback receiver');
+  } finally {
+    await registrar.stop();
+    await sender.stop();
+  }
+});
