@@ -178,6 +178,23 @@ struct GateOpener {
 
 // ------------------------------------------------------------------- fixture
 
+// OAuth 2.1 is not built yet; this verifier stands in for it at the seam the
+// Authenticator offers, so the rules that depend on the token type (webhooks
+// are for API keys only) can be checked now. "oauth-test-<account id>" is a
+// token of that account; anything else fails verification.
+class TestOAuthVerifier final : public OAuthVerifier {
+ public:
+  std::optional<Principal> verify(pqxx::transaction_base&, const std::string& token) override {
+    const std::string prefix = "oauth-test-";
+    if (token.rfind(prefix, 0) != 0) return std::nullopt;
+    Principal p;
+    p.kind = Principal::Kind::OAuth;
+    p.account_id = std::stoll(token.substr(prefix.size()));
+    p.oauth_client_id = "test-client";
+    return p;
+  }
+};
+
 class ApiAppTest : public scribe::testing::PgTest {
  protected:
   static constexpr int kRateLimit = 1000;  // high: these tests are not about the limiter
@@ -187,7 +204,9 @@ class ApiAppTest : public scribe::testing::PgTest {
     cfg_.database_url = scribe::testing::database_url();
     cfg_.public_url = "http://test.invalid";
     pool_ = std::make_unique<db::Pool>(cfg_.database_url, 6);
-    services_ = std::make_unique<Services>(Services{cfg_, *pool_, RateLimiter(kRateLimit), Authenticator()});
+    services_ =
+        std::make_unique<Services>(Services{cfg_, *pool_, RateLimiter(kRateLimit), Authenticator(&oauth_)});
+    services_->check_url = [](const std::string&, const std::string&) {};
     app_ = std::make_unique<ApiApp>(*services_, 4);
     register_routes(*app_);
     add_test_routes();
@@ -325,6 +344,7 @@ class ApiAppTest : public scribe::testing::PgTest {
 
   Config cfg_;
   std::unique_ptr<db::Pool> pool_;
+  TestOAuthVerifier oauth_;
   std::unique_ptr<Services> services_;
   std::unique_ptr<ApiApp> app_;
   std::unique_ptr<HttpServer> server_;
@@ -618,6 +638,24 @@ TEST_F(ApiAppTest, ReadOnlyKeyIsForbiddenOnPostAndDeleteButReads) {
   auto full = new_caller();
   EXPECT_EQ(post(full, "/api/v1/_test/echo", "{}").status, 201);
   EXPECT_EQ(http("DELETE", base_ + "/api/v1/_test/echo", {"Authorization: Bearer " + full.key}).status, 200);
+}
+
+// ------------------------------------------------------------- webhooks
+
+TEST_F(ApiAppTest, WebhooksAreForApiKeysOnlyOAuthTokensGet403) {
+  auto c = new_caller();
+  const std::vector<std::string> oauth = {"Authorization: Bearer oauth-test-" + std::to_string(c.account_id),
+                                          "Content-Type: application/json"};
+  const std::string body = R"({"url":"https://hooks.example.com/h"})";
+  expect_envelope(http("GET", base_ + "/api/v1/webhooks", oauth), 403, "forbidden");
+  expect_envelope(http("POST", base_ + "/api/v1/webhooks", oauth, body), 403, "forbidden");
+  expect_envelope(http("DELETE", base_ + "/api/v1/webhooks", oauth), 403, "forbidden");
+  expect_envelope(http("POST", base_ + "/api/v1/webhooks/test", oauth, "{}"), 403, "forbidden");
+  // The same account's OAuth token still reads other endpoints, and its API key registers.
+  EXPECT_EQ(http("GET", base_ + "/api/v1/me", oauth).status, 200);
+  EXPECT_EQ(post(c, "/api/v1/webhooks", body).status, 201);
+  expect_envelope(http("GET", base_ + "/api/v1/webhooks", {"Authorization: Bearer not-a-token"}), 401,
+                  "unauthenticated");
 }
 
 // -------------------------------------------------------- graceful shutdown
