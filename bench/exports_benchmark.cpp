@@ -21,6 +21,12 @@
 // columns are per run: "cpu" is this process (user + system), "db cpu" the
 // PostgreSQL backend serving the benchmark's connection (from /proc, so only
 // when the server runs on this machine; 10 ms ticks, averaged over the runs).
+// Memory of the database cases: each runs once more in a fresh process (this
+// executable with --peak), which reports its peak resident set during that
+// one read and render (VmHWM, reset first) above its resident set before it
+// (the binary, libraries and connection: the "+" figure). A fresh process,
+// because a long-lived one keeps freed memory and its peak says little about
+// one export. The JSON lines also carry this process's own peak.
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -113,11 +119,18 @@ scribe::pipeline::TranscriptArtifact to_artifact(const api::TranscriptRows& s) {
   return a;
 }
 
-long peak_rss_kb() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_maxrss;
+// A field of /proc/self/status in kB (VmRSS, VmHWM); -1 when unknown.
+long status_kb(const std::string& field) {
+  std::ifstream f("/proc/self/status");
+  std::string line;
+  while (std::getline(f, line))
+    if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
+  return -1;
 }
+
+// Resets VmHWM (the peak resident set) to the current VmRSS, so that the
+// peak of each case is its own (Linux 4.0 and later).
+void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
 
 double process_cpu_ms() {
   rusage u{};
@@ -148,6 +161,8 @@ struct Result {
   double cpu_ms;     // per run, this process
   double db_cpu_ms;  // per run, the PostgreSQL backend; -1 when not measured
   std::size_t bytes;
+  long rss_before_kb = -1;  // resident set of a fresh process before one run of the case
+  long peak_rss_kb = -1;    // its peak during the run
 };
 
 Result time_case(int runs, const std::function<std::string()>& f, long backend_pid = 0) {
@@ -170,11 +185,19 @@ void report(const std::string& name, const Result& r, std::size_t words, std::si
             << r.p50_ms << " ms p50" << std::setw(8) << r.max_ms << " ms max" << std::setw(8) << r.cpu_ms
             << " ms cpu";
   if (r.db_cpu_ms >= 0) std::cout << std::setw(7) << r.db_cpu_ms << " ms db cpu";
-  std::cout << std::setw(10) << r.bytes << " bytes\n";
+  std::cout << std::setw(10) << r.bytes << " bytes";
+  if (r.peak_rss_kb >= 0)
+    std::cout << std::setw(6) << (r.peak_rss_kb - r.rss_before_kb + 512) / 1024 << " MiB peak (+"
+              << (r.rss_before_kb + 512) / 1024 << ")";
+  std::cout << "\n";
   scribe::Json j = {{"bench", "exports"}, {"case", name},          {"p50_ms", r.p50_ms},
                     {"max_ms", r.max_ms}, {"cpu_ms", r.cpu_ms},    {"bytes", r.bytes},
                     {"words", words},     {"segments", segments},  {"target_ms", 200},
-                    {"peak_rss_kb", peak_rss_kb()}};
+                    {"process_peak_rss_kb", status_kb("VmHWM")}};
+  if (r.peak_rss_kb >= 0) {
+    j["rss_before_kb"] = r.rss_before_kb;
+    j["peak_rss_kb"] = r.peak_rss_kb;
+  }
   if (r.db_cpu_ms >= 0) j["db_cpu_ms"] = r.db_cpu_ms;
   std::cout << j.dump() << std::endl;  // flushed: migration logs go to stderr meanwhile
 }
@@ -204,10 +227,43 @@ std::vector<Case> cases() {
   return out;
 }
 
+// The handlers' path minus HTTP: one read-only transaction, the rows the
+// handler reads for the case, then the rendering.
+std::string read_and_render(pqxx::connection& conn, const Case& c) {
+  api::TranscriptRows rows;
+  {
+    pqxx::read_transaction txn(conn);
+    if (c.words) rows = api::load_segments_and_words(txn, 1);
+    else rows.segments = api::load_segments(txn, 1);
+  }
+  return render(c.what, c.preset, rows);
+}
+
+// Child side of peak_in_fresh_process: prints "<VmRSS before> <VmHWM>" in kB.
+int peak_child(std::size_t index, const std::string& url) {
+  auto conn = scribe::db::open_connection(url);
+  reset_peak_rss();
+  const long before = status_kb("VmRSS");
+  const std::size_t bytes = read_and_render(*conn, cases().at(index)).size();
+  std::cout << before << " " << status_kb("VmHWM") << " " << bytes << "\n";
+  return 0;
+}
+
+std::pair<long, long> peak_in_fresh_process(std::size_t index, const std::string& url) {
+  const std::string cmd = "/proc/" + std::to_string(getpid()) + "/exe --peak " + std::to_string(index) + " '" + url + "'";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return {-1, -1};
+  long before = -1, peak = -1;
+  if (std::fscanf(p, "%ld %ld", &before, &peak) != 2) before = peak = -1;
+  pclose(p);
+  return {before, peak};
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   try {
+    if (argc == 4 && std::string(argv[1]) == "--peak") return peak_child(std::stoul(argv[2]), argv[3]);
     const int runs = static_cast<int>(scribe::bench::env_double("SCRIBE_BENCH_EXPORTS_RUNS", 7));
     const auto n = static_cast<std::size_t>(scribe::bench::env_double("SCRIBE_BENCH_EXPORTS_WORDS", 100000));
     const api::TranscriptRows s = synthesize(n);
@@ -240,22 +296,11 @@ int main() {
       pqxx::nontransaction txn(*conn);
       backend = txn.exec("select pg_backend_pid()")[0][0].as<long>();
     }
-    // The handlers' path minus HTTP: one read-only transaction, the rows the
-    // handler reads for the case, then the rendering.
-    for (const auto& c : cases()) {
-      auto r = time_case(
-          runs,
-          [&] {
-            api::TranscriptRows rows;
-            {
-              pqxx::read_transaction txn(*conn);
-              if (c.words) rows = api::load_segments_and_words(txn, 1);
-              else rows.segments = api::load_segments(txn, 1);
-            }
-            return render(c.what, c.preset, rows);
-          },
-          backend);
-      report("db+render " + c.name, r, s.words.size(), s.segments.size());
+    const auto all = cases();
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      auto r = time_case(runs, [&] { return read_and_render(*conn, all[i]); }, backend);
+      std::tie(r.rss_before_kb, r.peak_rss_kb) = peak_in_fresh_process(i, url);
+      report("db+render " + all[i].name, r, s.words.size(), s.segments.size());
     }
     // For comparison, the reads alone, and the 100,000 rows of `words` read
     // as the handler did before migration 011 (same SQL, same conversion).

@@ -52,21 +52,22 @@ Token make_token(std::string text, std::optional<std::string> punctuation, int64
   t.start_ms = start;
   t.end_ms = end;
   t.speaker = speaker;
+  t.article = is_article(t.text);
+  t.preposition = is_preposition(t.text);
+  t.conjunction = is_conjunction(t.text);
   return t;
 }
 
-// The tokens of a cue joined by spaces, from `begin` for `count` tokens.
-std::string join(const std::vector<Token>& tokens, std::size_t begin, std::size_t count) {
-  std::string out;
+// Appends the tokens of a cue joined by spaces, from `begin` for `count` tokens.
+void append_joined(std::string& out, const std::vector<Token>& tokens, std::size_t begin, std::size_t count) {
   for (std::size_t k = begin; k < begin + count; ++k) {
     if (k > begin) out += ' ';
     out += tokens[k].text;
     if (tokens[k].punctuation) out += *tokens[k].punctuation;
   }
-  return out;
 }
 
-bool is_bare_article(const Token& t) { return !t.punctuation && is_article(t.text); }
+bool is_bare_article(const Token& t) { return !t.punctuation && t.article; }
 
 // An article and the word after it stay on one line when they fit on one.
 bool glued(const Token& article, const Token& next, int cap) {
@@ -123,30 +124,55 @@ double break_cost(const Token& a, const Token& b) {
   if (soft_stop(a)) return -0.5;
   double c = 0;
   if (is_bare_article(a)) c += 5.0;
-  else if (is_preposition(a.text)) c += 1.0;
-  if (is_conjunction(b.text)) c -= 0.4;
+  else if (a.preposition) c += 1.0;
+  if (b.conjunction) c -= 0.4;
   return c;
 }
+
+// Buffers of layout_lines, kept by the caller across cues: a transcript has
+// thousands of cues, and allocating them per cue was a large part of the
+// building time.
+struct LayoutScratch {
+  std::vector<int64_t> prefix;
+  std::vector<double> cost;          // break cost before each token position
+  std::vector<char> glue;            // whether that break parts article and word
+  std::vector<double> best;          // (lines + 1) x (count + 1), row-major
+  std::vector<std::size_t> from;     // same shape
+};
 
 // Breaks tokens [begin, begin+count) into the fewest lines that fit, choosing
 // among the layouts with that many lines the one with the most even lines and
 // the best break points. A token wider than a line sits alone on its line.
 std::vector<std::size_t> layout_lines(const std::vector<Token>& tokens, std::size_t begin, std::size_t count,
-                                      int first_cap, int cap) {
+                                      int first_cap, int cap, LayoutScratch& scratch) {
   Packer packer{first_cap, cap};
   for (std::size_t k = begin; k < begin + count; ++k) packer.place(tokens, k, std::numeric_limits<int>::max());
   const int lines = packer.lines;
   if (lines == 1) return {count};
   // prefix[k]: characters of the first k tokens without spaces.
-  std::vector<int64_t> prefix(count + 1, 0);
+  std::vector<int64_t>& prefix = scratch.prefix;
+  prefix.assign(count + 1, 0);
   for (std::size_t k = 0; k < count; ++k) prefix[k + 1] = prefix[k] + static_cast<int64_t>(tokens[begin + k].display_chars);
   auto width = [&](std::size_t a, std::size_t b) { return prefix[b] - prefix[a] + static_cast<int64_t>(b - a - 1); };
+  // cost[p]: break_cost of a line break before token p (0 < p < count);
+  // glue[p]: that break would part an article from its word.
+  std::vector<double>& cost = scratch.cost;
+  std::vector<char>& glue = scratch.glue;
+  cost.assign(count + 1, 0);
+  glue.assign(count + 1, 0);
+  for (std::size_t p = 1; p < count; ++p) {
+    cost[p] = break_cost(tokens[begin + p - 1], tokens[begin + p]);
+    glue[p] = glued(tokens[begin + p - 1], tokens[begin + p], cap);
+  }
   const double target = static_cast<double>(width(0, count)) / lines;
   const double inf = std::numeric_limits<double>::infinity();
   // best[l][p]: least cost of l lines holding the first p tokens.
-  std::vector<std::vector<double>> best(lines + 1, std::vector<double>(count + 1, inf));
-  std::vector<std::vector<std::size_t>> from(lines + 1, std::vector<std::size_t>(count + 1, 0));
-  best[0][0] = 0;
+  const std::size_t row = count + 1;
+  scratch.best.assign(static_cast<std::size_t>(lines + 1) * row, inf);
+  scratch.from.assign(static_cast<std::size_t>(lines + 1) * row, 0);
+  auto best = [&](int l, std::size_t p) -> double& { return scratch.best[static_cast<std::size_t>(l) * row + p]; };
+  auto from = [&](int l, std::size_t p) -> std::size_t& { return scratch.from[static_cast<std::size_t>(l) * row + p]; };
+  best(0, 0) = 0;
   for (int l = 1; l <= lines; ++l) {
     const int line_cap = l == 1 ? first_cap : cap;
     for (std::size_t p = 1; p <= count; ++p) {
@@ -154,21 +180,21 @@ std::vector<std::size_t> layout_lines(const std::vector<Token>& tokens, std::siz
       for (std::size_t q = p; q-- > 0;) {
         const int64_t w = width(q, p);
         if (w > line_cap && p - q > 1) break;
-        if (best[l - 1][q] == inf) continue;
+        if (best(l - 1, q) == inf) continue;
         const double d = (static_cast<double>(w) - target) / std::max(1, cap);
-        double c = best[l - 1][q] + d * d;
+        double c = best(l - 1, q) + d * d;
         if (p < count) {
-          if (p - q > 1 && glued(tokens[begin + p - 1], tokens[begin + p], cap)) continue;
-          c += break_cost(tokens[begin + p - 1], tokens[begin + p]);
+          if (p - q > 1 && glue[p]) continue;
+          c += cost[p];
         }
         // A slight preference for a shorter top line (the "pyramid").
         if (l == 1 && lines == 2 && w > width(p, count)) c += 0.05;
-        if (c < best[l][p]) { best[l][p] = c; from[l][p] = q; }
+        if (c < best(l, p)) { best(l, p) = c; from(l, p) = q; }
       }
     }
   }
   std::vector<std::size_t> sizes(lines);
-  if (best[lines][count] == inf) {
+  if (best(lines, count) == inf) {
     // Only an odd run such as "a the" defeats the rules; keep the packing.
     std::size_t prev = begin;
     for (int l = 0; l < lines - 1; ++l) {
@@ -180,8 +206,8 @@ std::vector<std::size_t> layout_lines(const std::vector<Token>& tokens, std::siz
   }
   std::size_t p = count;
   for (int l = lines; l >= 1; --l) {
-    sizes[l - 1] = p - from[l][p];
-    p = from[l][p];
+    sizes[l - 1] = p - from(l, p);
+    p = from(l, p);
   }
   return sizes;
 }
@@ -200,6 +226,7 @@ std::vector<Cue> group_cues(const std::vector<Token>& tokens, const std::vector<
   for (std::size_t k = 0; k < tokens.size(); ++k) prefix[k + 1] = prefix[k] + static_cast<int64_t>(tokens[k].display_chars);
   auto width = [&](std::size_t a, std::size_t b) { return prefix[b] - prefix[a] + static_cast<int64_t>(b - a - 1); };
 
+  LayoutScratch scratch;
   std::vector<Cue> cues;
   for (const auto& block : blocks) {
     const auto& speaker = tokens[block.begin].speaker;
@@ -226,8 +253,8 @@ std::vector<Cue> group_cues(const std::vector<Token>& tokens, const std::vector<
           const Token& next = tokens[j + 1];
           if (ends_sentence(last)) score += 0.6;
           else if (soft_stop(last)) score += 0.3;
-          else if (is_preposition(last.text)) score -= 0.4;
-          if (is_conjunction(next.text)) score += 0.2;
+          else if (last.preposition) score -= 0.4;
+          if (next.conjunction) score += 0.2;
           // Avoid leaving a short orphan at the end of the block.
           if (static_cast<double>(width(j + 1, block.end)) < 0.25 * capacity) score -= 0.4;
         }
@@ -238,11 +265,12 @@ std::vector<Cue> group_cues(const std::vector<Token>& tokens, const std::vector<
       c.label = label;
       c.first_token = i;
       c.token_count = best_end - i;
-      c.line_tokens = layout_lines(tokens, i, c.token_count, first_cap, cap);
+      c.line_tokens = layout_lines(tokens, i, c.token_count, first_cap, cap, scratch);
+      c.lines.reserve(c.line_tokens.size());
       std::size_t k = i;
       for (std::size_t n : c.line_tokens) {
         std::string line = c.lines.empty() ? label : std::string();
-        line += join(tokens, k, n);
+        append_joined(line, tokens, k, n);
         c.chars += transcript::display_length(line);
         c.lines.push_back(std::move(line));
         k += n;

@@ -3,6 +3,7 @@
 // library because a 12-hour transcript has 100,000 words and the export
 // must stay well under a second (bench/exports_benchmark.cpp).
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 
 #include "domain/subtitles.h"
@@ -13,29 +14,36 @@ namespace {
 // WebVTT cue text: &, < and > are character references, so text can never
 // open a tag or spell "-->".
 void append_vtt_escaped(std::string& out, std::string_view s) {
-  for (char c : s) {
-    if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else out += c;
+  std::size_t from = 0;  // first character not yet copied
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c != '&' && c != '<' && c != '>') continue;
+    out.append(s.data() + from, i - from);
+    out += c == '&' ? "&amp;" : c == '<' ? "&lt;" : "&gt;";
+    from = i + 1;
   }
+  out.append(s.data() + from, s.size() - from);
 }
 
 void append_json_string(std::string& out, std::string_view s) {
   out += '"';
-  for (char c : s) {
+  std::size_t from = 0;  // first character not yet copied
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
     const auto u = static_cast<unsigned char>(c);
+    if (c != '"' && c != '\\' && u >= 0x20) continue;
+    out.append(s.data() + from, i - from);
+    from = i + 1;
     if (c == '"') out += "\\\"";
     else if (c == '\\') out += "\\\\";
     else if (c == '\n') out += "\\n";
-    else if (u < 0x20) {
+    else {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\u%04x", u);
       out += buf;
-    } else {
-      out += c;
     }
   }
+  out.append(s.data() + from, s.size() - from);
   out += '"';
 }
 
@@ -44,22 +52,43 @@ void append_optional_json(std::string& out, const std::optional<std::string>& s)
   else out += "null";
 }
 
+void append_int(std::string& out, int64_t v) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, r.ptr);
+}
+
+// What format_timestamp returns, appended without a temporary string or
+// printf (a 12-hour transcript has tens of thousands of timestamps).
+void append_timestamp(std::string& out, int64_t ms, char separator) {
+  if (ms < 0) ms = 0;
+  const int64_t hours = ms / 3600000;
+  if (hours < 10) out += '0';
+  append_int(out, hours);
+  const int64_t parts[3] = {ms / 60000 % 60, ms / 1000 % 60, ms % 1000};
+  const char digits[4] = {':', ':', separator, 0};
+  for (int i = 0; i < 3; ++i) {
+    out += digits[i];
+    const auto v = static_cast<int>(parts[i]);
+    if (i == 2) out += static_cast<char>('0' + v / 100);
+    out += static_cast<char>('0' + v / 10 % 10);
+    out += static_cast<char>('0' + v % 10);
+  }
+}
+
 void append_timing(std::string& out, const Cue& c, char sep) {
-  out += format_timestamp(c.start_ms, sep);
+  append_timestamp(out, c.start_ms, sep);
   out += " --> ";
-  out += format_timestamp(c.end_ms, sep);
+  append_timestamp(out, c.end_ms, sep);
   out += '\n';
 }
 
 }  // namespace
 
 std::string format_timestamp(int64_t ms, char separator) {
-  if (ms < 0) ms = 0;
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%02lld:%02lld:%02lld%c%03lld", static_cast<long long>(ms / 3600000),
-                static_cast<long long>(ms / 60000 % 60), static_cast<long long>(ms / 1000 % 60), separator,
-                static_cast<long long>(ms % 1000));
-  return buf;
+  std::string out;
+  append_timestamp(out, ms, separator);
+  return out;
 }
 
 std::string render_srt(const CueSet& set) {
@@ -68,7 +97,7 @@ std::string render_srt(const CueSet& set) {
   std::size_t n = 0;
   for (const auto& c : set.cues) {
     if (n > 0) out += '\n';
-    out += std::to_string(++n);
+    append_int(out, static_cast<int64_t>(++n));
     out += '\n';
     append_timing(out, c, ',');
     for (const auto& line : c.lines) {
@@ -112,7 +141,7 @@ std::string render_vtt_karaoke(const CueSet& set) {
           const int64_t at = std::max(t.start_ms, last_tag + 1);
           if (at < c.end_ms) {
             out += '<';
-            out += format_timestamp(at, '.');
+            append_timestamp(out, at, '.');
             out += '>';
             last_tag = at;
           }
@@ -130,11 +159,16 @@ std::string render_json(const CueSet& set) {
   std::string out = "{\"cues\":[";
   out.reserve(set.cues.size() * 160 + (set.mode == Mode::Word ? set.tokens.size() * 110 : 0));
   bool first_cue = true;
+  std::string text;  // a cue's lines joined, reused across cues
   for (const auto& c : set.cues) {
     if (!first_cue) out += ',';
     first_cue = false;
-    out += "{\"startMs\":" + std::to_string(c.start_ms) + ",\"endMs\":" + std::to_string(c.end_ms) + ",\"text\":";
-    std::string text;
+    out += "{\"startMs\":";
+    append_int(out, c.start_ms);
+    out += ",\"endMs\":";
+    append_int(out, c.end_ms);
+    out += ",\"text\":";
+    text.clear();
     for (const auto& line : c.lines) {
       if (!text.empty()) text += '\n';
       text += line;
@@ -151,7 +185,10 @@ std::string render_json(const CueSet& set) {
         if (k > c.first_token) out += ',';
         out += "{\"text\":";
         append_json_string(out, t.text);
-        out += ",\"startMs\":" + std::to_string(t.start_ms) + ",\"endMs\":" + std::to_string(t.end_ms);
+        out += ",\"startMs\":";
+        append_int(out, t.start_ms);
+        out += ",\"endMs\":";
+        append_int(out, t.end_ms);
         out += ",\"punctuationAfter\":";
         append_optional_json(out, t.punctuation);
         out += ",\"speaker\":";
