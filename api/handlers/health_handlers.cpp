@@ -12,6 +12,11 @@
 namespace scribe::api {
 namespace {
 const db::Statement kMigrations{"health.migrations", "select count(*) from schema_migrations"};
+// Counted on the partial index of pending deliveries, so a scrape stays cheap
+// however many deliveries were ever made.
+const db::Statement kWebhookBacklog{"health.webhook_backlog",
+                                    "select count(*), count(*) filter (where next_attempt_at <= now()) "
+                                    "from webhook_deliveries where status = 'pending'"};
 }
 
 Response HealthzHandler::handle(RequestContext&) { return Response::json(200, {{"status", "ok"}}); }
@@ -47,6 +52,13 @@ Response MetricsHandler::handle(RequestContext& ctx) {
       if (!p->is_inline())
         out << "scribe_projection_lag_events{projection=\"" << p->name() << "\"} "
             << projections::lag(txn, p->name()) << "\n";
+    auto backlog = txn.exec_prepared1(kWebhookBacklog.name);
+    out << "# HELP scribe_webhook_deliveries_pending Webhook and callback deliveries not yet delivered or given up.\n"
+        << "# TYPE scribe_webhook_deliveries_pending gauge\n"
+        << "scribe_webhook_deliveries_pending " << backlog[0].as<int64_t>() << "\n"
+        << "# HELP scribe_webhook_deliveries_due Pending deliveries whose next attempt is due now.\n"
+        << "# TYPE scribe_webhook_deliveries_due gauge\n"
+        << "scribe_webhook_deliveries_due " << backlog[1].as<int64_t>() << "\n";
   } catch (const std::exception&) {
     // The database being down shows in /readyz; the process metrics still render.
   }

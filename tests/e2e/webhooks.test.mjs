@@ -153,6 +153,11 @@ test('a test delivery arrives signed over HTTPS and the webhook records the succ
   assert.equal(psql(`select status || ':' || attempts from webhook_deliveries where delivery_id = ${res.json.delivery_id}`),
     'delivered:1');
 
+  const metrics = await curl(`${server.url}/metrics`);
+  assert.match(metrics.body, /^scribe_webhook_deliveries_pending \d+$/m);
+  assert.match(metrics.body, /^scribe_webhook_deliveries_due \d+$/m);
+  assert.match(metrics.body, /^scribe_projection_lag_events\{projection="webhook_outbox"\} \d+$/m);
+
   // Rebuilding the outbox projection re-creates its rows but sends nothing again.
   execFileSync(BIN, ['projections', 'rebuild', 'webhook_outbox'], { env: { ...process.env, SCRIBE_DATABASE_URL: DB } });
   assert.ok(Number(psql(`select count(*) from webhook_outbox where id = ${res.json.delivery_id}`)) === 1);
