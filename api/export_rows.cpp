@@ -54,7 +54,8 @@ void unpack_words(std::string_view packed, int64_t segment_id, const std::option
     w.end_ms = packed_int(p, end, ',');
     const int64_t text_bytes = packed_int(p, end, ',');
     const int64_t punct_bytes = packed_int(p, end, ':');
-    if (text_bytes < 0 || punct_bytes < -1 || end - p < text_bytes + std::max<int64_t>(punct_bytes, 0))
+    // Compared one at a time, so that no sum of two lengths can overflow.
+    if (text_bytes < 0 || punct_bytes < -1 || text_bytes > end - p || punct_bytes > end - p - text_bytes)
       throw std::runtime_error("malformed packed_words");
     w.text.assign(p, static_cast<std::size_t>(text_bytes));
     p += text_bytes;
