@@ -12,7 +12,8 @@
 #   SCRIBE_BENCH_PG_PORT     port of the private cluster                       default 55471
 #   SCRIBE_BENCH_ONLY        subset to run, e.g. "append rebuild"   default "append rebuild http"
 #   SCRIBE_BENCH_DIAG        1: also the diagnostic runs (pgbench with a NOTIFY trigger, pgbench
-#                            calling scribe_append, appends without the NOTIFY trigger, and
+#                            inserting one row straight into `events`, pgbench calling
+#                            scribe_append_stream, with and without BEGIN/COMMIT around it, and
 #                            http_me.sh's SCRIBE_BENCH_HTTP_DIAG)                      default 1
 #   PGBENCH_SECONDS          pgbench duration                                  default 10
 # and the variables of each benchmark (SCRIBE_BENCH_SECONDS, SCRIBE_BENCH_REBUILD_EVENTS,
@@ -94,20 +95,39 @@ SQL
 
   if [ "$diag" = 1 ]; then
     section "diagnostics: where an append's time goes (32 writers, 1 event)"
-    cat >"$tmp/append.sql" <<'SQL'
-select * from scribe_append(('[{"stream": "pgbench-' || :client_id || '", "expected": -2, "events": [{"type": "WalletDeposited", "data": {"account_id": 1, "amount_micros": 1000000, "reference": "pgbench"}, "metadata": {}}]}]')::jsonb);
+    # Where an append's time goes: the events table itself (its three indexes),
+    # then the append function (advisory lock, version check, insert) in one
+    # autocommit round trip, then with the BEGIN and COMMIT round trips that
+    # EventStore::append in a pqxx::work adds.
+    cat >"$tmp/raw.sql" <<'SQL'
+\set v random(1, 1000000000000000)
+insert into events (stream_id, version, type, data, metadata) values ('pgbench-raw-' || :client_id || '-' || :v, 1, 'WalletDeposited', '{"account_id": 1, "amount_micros": 1000000, "reference": "pgbench"}', '{}');
 SQL
+    cat >"$tmp/append.sql" <<'SQL'
+select * from scribe_append_stream('pgbench-' || :client_id, -2, '[{"type": "WalletDeposited", "data": {"account_id": 1, "amount_micros": 1000000, "reference": "pgbench"}, "metadata": {}}]');
+SQL
+    { echo 'begin;'; sed 's/pgbench-/pgbench-tx-/' "$tmp/append.sql"; echo 'commit;'; } >"$tmp/append_tx.sql"
+    read -r pg_raw pg_raw_lat < <(pgbench_tps "$tmp/raw.sql" scribe)
+    echo "pgbench, 1-row INSERT into events:                 $pg_raw tps (latency average $pg_raw_lat ms)"
     read -r pg_append pg_append_lat < <(pgbench_tps "$tmp/append.sql" scribe)
-    echo "pgbench calling scribe_append (no C++ client):  $pg_append tps (latency average $pg_append_lat ms)"
+    echo "pgbench calling scribe_append_stream (no C++ client):  $pg_append tps (latency average $pg_append_lat ms)"
+    read -r pg_append_tx pg_append_tx_lat < <(pgbench_tps "$tmp/append_tx.sql" scribe)
+    echo "pgbench, same inside BEGIN/COMMIT:                 $pg_append_tx tps (latency average $pg_append_tx_lat ms)"
+    read -r pg_plain2 pg_plain2_lat < <(pgbench_tps "$tmp/plain.sql" pgbench_insert)
+    echo "plain INSERT again:                                $pg_plain2 tps (latency average $pg_plain2_lat ms)"
   fi
 
   section "side by side: 32 concurrent writers, one row/event per transaction"
   printf '%-58s %10s\n' "pgbench, plain INSERT" "$pg_plain tps"
   [ "$diag" = 1 ] && printf '%-58s %10s\n' "pgbench, INSERT + NOTIFY trigger (diagnostic)" "$pg_notify tps"
-  [ "$diag" = 1 ] && printf '%-58s %10s\n' "pgbench, select scribe_append(...) (diagnostic)" "$pg_append tps"
+  [ "$diag" = 1 ] && printf '%-58s %10s\n' "pgbench, 1-row INSERT into events (diagnostic)" "$pg_raw tps"
+  [ "$diag" = 1 ] && printf '%-58s %10s\n' "pgbench, select scribe_append_stream(...) (diagnostic)" "$pg_append tps"
+  [ "$diag" = 1 ] && printf '%-58s %10s\n' "pgbench, same in BEGIN/COMMIT (diagnostic)" "$pg_append_tx tps"
+  [ "$diag" = 1 ] && printf '%-58s %10s\n' "pgbench, plain INSERT again, after the diagnostics" "$pg_plain2 tps"
   printf '%-58s %10s\n' "event_append_benchmark, 32 writers x 1 event (p99 ${append32_p99} ms)" "$append32 appends/s"
-  [ "$diag" = 1 ] && printf '%-58s %10s\n' "event_append_benchmark, same, NOTIFY trigger disabled (diag.)" "$nn appends/s"
-  echo "{\"bench\":\"pgbench_compare\",\"pgbench_insert_tps\":$pg_plain,\"pgbench_insert_notify_tps\":${pg_notify:-null},\"pgbench_scribe_append_tps\":${pg_append:-null},\"append_32x1_appends_per_s\":$append32,\"append_32x1_no_notify_appends_per_s\":${nn:-null}}"
+  ratio=$(awk -v a="$append32" -v p="$pg_plain" 'BEGIN {printf "%.0f", 100 * a / p}')
+  echo "32 x 1 appends / plain INSERT: $ratio% (target 70%)"
+  echo "{\"bench\":\"pgbench_compare\",\"pgbench_insert_tps\":$pg_plain,\"pgbench_insert_notify_tps\":${pg_notify:-null},\"pgbench_scribe_append_tps\":${pg_append:-null},\"pgbench_events_insert_tps\":${pg_raw:-null},\"pgbench_scribe_append_tx_tps\":${pg_append_tx:-null},\"append_32x1_appends_per_s\":$append32,\"append_vs_insert_percent\":$ratio}"
 fi
 
 if has rebuild; then
