@@ -50,19 +50,6 @@ const db::Statement kEnqueue{"jobs.enqueue",
                              "values ($1, $2, $3, $4::timestamptz) on conflict do nothing"};
 const db::Statement kDequeue{"jobs.remove", "delete from jobs where transcription_id = $1"};
 
-std::optional<std::string> opt_string(const Json& d, const char* k) {
-  if (!d.contains(k) || d.at(k).is_null()) return std::nullopt;
-  return d.at(k).get<std::string>();
-}
-std::optional<double> opt_number(const Json& d, const char* k) {
-  if (!d.contains(k) || d.at(k).is_null()) return std::nullopt;
-  return d.at(k).get<double>();
-}
-std::optional<int64_t> opt_int(const Json& d, const char* k) {
-  if (!d.contains(k) || d.at(k).is_null()) return std::nullopt;
-  return d.at(k).get<int64_t>();
-}
-
 class TranscriptionsProjection final : public Projection {
  public:
   std::string name() const override { return "transcriptions"; }
@@ -74,36 +61,39 @@ class TranscriptionsProjection final : public Projection {
     if (e.type == events::kTranscriptionQuoted || e.type == events::kTranscriptionCreated) {
       bool created = e.type == events::kTranscriptionCreated;
       const int64_t id = d.at("transcription_id").get<int64_t>();
-      txn.exec_prepared(kInsert.name, id, d.at("account_id").get<int64_t>(), opt_int(d, "key_id"),
+      txn.exec_prepared(kInsert.name, id, d.at("account_id").get<int64_t>(), optional_field<int64_t>(d, "key_id"),
                         created ? transcription::kProcessing : transcription::kQuoted,
                         created ? "queued" : transcription::kQuoted, created ? 1 : 0,
-                        d.at("source").get<std::string>(), opt_string(d, "url"), opt_string(d, "upload_id"),
-                        opt_string(d, "original_filename"), opt_string(d, "title"),
+                        d.at("source").get<std::string>(), optional_field<std::string>(d, "url"),
+                        optional_field<std::string>(d, "upload_id"),
+                        optional_field<std::string>(d, "original_filename"), optional_field<std::string>(d, "title"),
                         d.at("language").get<std::string>(), d.at("pipeline_code").get<std::string>(),
-                        d.value("addons", Json::array()).dump(), opt_string(d, "client_reference"), opt_string(d, "callback_url"),
-                        opt_number(d, "duration_seconds"), d.at("billed_seconds").get<int64_t>(),
-                        d.at("charge_micros").get<int64_t>(), opt_string(d, "hold_id"),
-                        created ? std::nullopt : opt_string(d, "expires_at"), e.recorded_at);
+                        d.value("addons", Json::array()).dump(), optional_field<std::string>(d, "client_reference"),
+                        optional_field<std::string>(d, "callback_url"),
+                        optional_field<double>(d, "duration_seconds"), d.at("billed_seconds").get<int64_t>(),
+                        d.at("charge_micros").get<int64_t>(), optional_field<std::string>(d, "hold_id"),
+                        created ? std::nullopt : optional_field<std::string>(d, "expires_at"), e.recorded_at);
       if (created) txn.exec_prepared(kEnqueue.name, id, 1, d.at("account_id").get<int64_t>(), e.recorded_at);
     } else if (e.type == events::kTranscriptionRetried) {
       const int64_t id = d.at("transcription_id").get<int64_t>();
       const int attempt = d.at("attempt").get<int>();
       txn.exec_prepared(kRetry.name, id, attempt, d.at("billed_seconds").get<int64_t>(),
-                        d.at("charge_micros").get<int64_t>(), opt_string(d, "hold_id"), e.recorded_at);
+                        d.at("charge_micros").get<int64_t>(), optional_field<std::string>(d, "hold_id"), e.recorded_at);
       txn.exec_prepared(kEnqueue.name, id, attempt, d.at("account_id").get<int64_t>(), e.recorded_at);
     } else if (e.type == events::kTranscriptionStageChanged) {
       txn.exec_prepared(kStage.name, d.at("transcription_id").get<int64_t>(), d.at("stage").get<std::string>(),
                         e.recorded_at);
     } else if (e.type == events::kTranscriptionCompleted) {
       const int64_t id = d.at("transcription_id").get<int64_t>();
-      txn.exec_prepared(kCompleted.name, id, e.recorded_at, opt_number(d, "duration_seconds"),
-                        opt_string(d, "detected_language"), opt_string(d, "title"), opt_int(d, "charge_micros"),
-                        opt_int(d, "billed_seconds"));
+      txn.exec_prepared(kCompleted.name, id, e.recorded_at, optional_field<double>(d, "duration_seconds"),
+                        optional_field<std::string>(d, "detected_language"), optional_field<std::string>(d, "title"),
+                        optional_field<int64_t>(d, "charge_micros"),
+                        optional_field<int64_t>(d, "billed_seconds"));
       txn.exec_prepared(kDequeue.name, id);
     } else if (e.type == events::kTranscriptionFailed) {
       const int64_t id = d.at("transcription_id").get<int64_t>();
       txn.exec_prepared(kFailed.name, id, d.value("error", Json(nullptr)).dump(), e.recorded_at,
-                        opt_int(d, "charge_micros"));
+                        optional_field<int64_t>(d, "charge_micros"));
       txn.exec_prepared(kDequeue.name, id);
     } else if (e.type == events::kTranscriptionDeleted) {
       const int64_t id = d.at("transcription_id").get<int64_t>();

@@ -57,15 +57,6 @@ const db::Statement kDeleteDeliveries{"webhook_outbox.delete_deliveries",
                                       "(select id from gone)"};
 const db::Statement kNotify{"webhook_outbox.notify", "notify scribe_webhooks"};
 
-std::optional<int64_t> opt_int(const Json& d, const char* k) {
-  if (!d.contains(k) || d.at(k).is_null()) return std::nullopt;
-  return d.at(k).get<int64_t>();
-}
-std::optional<std::string> opt_string(const Json& d, const char* k) {
-  if (!d.contains(k) || d.at(k).is_null()) return std::nullopt;
-  return d.at(k).get<std::string>();
-}
-
 int64_t unix_seconds(const std::string& recorded_at) {
   auto t = parse_iso8601(recorded_at);
   return t ? to_unix_micros(*t) / 1000000 : 0;
@@ -103,7 +94,8 @@ class WebhookOutboxProjection final : public Projection {
       Json snapshot;
       webhook::evolve_snapshot(snapshot, e.type, d, e.recorded_at);
       txn.exec_prepared(kUpsertSubject.name, d.at("transcription_id").get<int64_t>(), d.at("account_id").get<int64_t>(),
-                        opt_int(d, "key_id"), opt_string(d, "callback_url"), snapshot.dump());
+                        optional_field<int64_t>(d, "key_id"), optional_field<std::string>(d, "callback_url"),
+                        snapshot.dump());
     } else if (e.type == events::kTranscriptionRetried || e.type == events::kTranscriptionStageChanged ||
                e.type == events::kTranscriptionCompleted || e.type == events::kTranscriptionFailed) {
       transition(txn, e);
