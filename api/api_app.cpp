@@ -138,12 +138,18 @@ void ApiApp::run(std::shared_ptr<RequestContext> ctx, const Route& route, Respon
   Response res;
   try {
     if (route.authenticated) {
-      {
+      // A route whose handler checks the key in its own statement may start
+      // from the cache (no round trip); every other route reads the key now.
+      if (route.handler_checks_key) ctx->principal = services_.authenticator.cached(ctx->req);
+      auto authenticate = [&] {
         pqxx::nontransaction txn(ctx->db());
         ctx->principal = services_.authenticator.authenticate(txn, ctx->req);
-      }
+      };
+      if (!ctx->principal) authenticate();
       if (route.rate_limited) {
         int64_t wait = services_.limiter.take(ctx->db(), ctx->principal->rate_bucket());
+        // A refusal is only for a valid key: a revoked one is 401, never 429.
+        if (wait > 0 && !ctx->principal->verified) authenticate();
         if (wait > 0)
           throw Error("rate_limited",
                       "more than " + std::to_string(services_.limiter.per_minute()) +

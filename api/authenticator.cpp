@@ -19,7 +19,10 @@ Error invalid_key(const std::string& why) { return Error("invalid_api_key", why)
 
 }  // namespace
 
-Principal Authenticator::authenticate(pqxx::transaction_base& txn, const Request& req) const {
+namespace {
+
+// The token of a Bearer header, or the spec's 401 for a missing or malformed one.
+std::string bearer_token(const Request& req) {
   auto header = req.header("authorization");
   if (!header || header->empty())
     throw Error("unauthenticated", "missing Authorization header; send 'Authorization: Bearer <API key>'");
@@ -30,7 +33,16 @@ Principal Authenticator::authenticate(pqxx::transaction_base& txn, const Request
   while (!token.empty() && token.front() == ' ') token.erase(token.begin());
   while (!token.empty() && token.back() == ' ') token.pop_back();
   if (token.empty()) throw Error("unauthenticated", "the Bearer token is empty");
+  return token;
+}
 
+// Keys cached at most; beyond it the cache starts over (it only saves reads).
+constexpr std::size_t kMaxCachedKeys = 10000;
+
+}  // namespace
+
+Principal Authenticator::authenticate(pqxx::transaction_base& txn, const Request& req) const {
+  std::string token = bearer_token(req);
   if (token.rfind("key_", 0) != 0) {
     if (oauth_)
       if (auto p = oauth_->verify(txn, token)) return *p;
@@ -42,13 +54,9 @@ Principal Authenticator::authenticate(pqxx::transaction_base& txn, const Request
   auto res = txn.exec_prepared(kFindKey.name, digest);
   if (res.empty()) throw invalid_key("the API key is not known");
   const auto& row = res[0];
-  // The lookup is by hash; comparing again in constant time keeps the check
-  // itself free of timing differences whatever the index does.
-  if (!crypto::constant_time_equal(row[2].c_str(), digest)) throw invalid_key("the API key is not known");
-  if (row[6].as<bool>()) throw invalid_key("the API key has been revoked");
-  if (row[7].as<bool>()) throw invalid_key("the API key has expired");
-
   Principal p;
+  p.key_digest = digest;
+  check_key(p, true, row[2].c_str(), row[6].as<bool>(), row[7].as<bool>());
   p.kind = Principal::Kind::ApiKey;
   p.key_id = row[0].as<int64_t>();
   p.account_id = row[1].as<int64_t>();
@@ -56,7 +64,34 @@ Principal Authenticator::authenticate(pqxx::transaction_base& txn, const Request
   if (!row[4].is_null()) p.monthly_cap = row[4].as<int64_t>();
   if (!row[5].is_null()) p.expires_at = parse_iso8601(row[5].c_str());
   p.key_prefix = row[8].c_str();
+  {
+    std::lock_guard lock(mu_);
+    if (cache_.size() >= kMaxCachedKeys) cache_.clear();
+    cache_[digest] = p;
+  }
   return p;
+}
+
+std::optional<Principal> Authenticator::cached(const Request& req) const {
+  std::string token = bearer_token(req);
+  if (token.rfind("key_", 0) != 0 || !apikey::is_well_formed(token)) return std::nullopt;
+  const std::string digest = apikey::hash(token);
+  std::lock_guard lock(mu_);
+  auto it = cache_.find(digest);
+  if (it == cache_.end()) return std::nullopt;
+  Principal p = it->second;
+  p.verified = false;
+  return p;
+}
+
+void Authenticator::check_key(const Principal& p, bool found, const std::string& stored_digest, bool revoked,
+                              bool expired) {
+  if (!found) throw invalid_key("the API key is not known");
+  // The lookup is by hash or id; comparing again in constant time keeps the
+  // check itself free of timing differences whatever the index does.
+  if (!crypto::constant_time_equal(stored_digest, p.key_digest)) throw invalid_key("the API key is not known");
+  if (revoked) throw invalid_key("the API key has been revoked");
+  if (expired) throw invalid_key("the API key has expired");
 }
 
 }  // namespace scribe::api

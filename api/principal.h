@@ -20,6 +20,13 @@ struct Principal {
   std::optional<money::Micros> monthly_cap;
   std::optional<TimePoint> expires_at;
   std::string key_prefix;
+  // False for an API key taken from the authenticator's cache: who the key
+  // belongs to is known, but not yet whether it is still valid (revocation,
+  // expiry). A route whose handler checks that in its own statement
+  // (Route::handler_checks_key) runs with such a principal; every other route
+  // gets a verified one. key_digest is what that check compares.
+  bool verified = true;
+  std::string key_digest;
 
   // The bucket the shared rate limiter counts against.
   std::string rate_bucket() const {

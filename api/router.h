@@ -50,6 +50,10 @@ struct Route {
   Handler handler;
   AsyncHandler async_handler;
   std::vector<std::string> segments;  // pattern split on '/'
+  // The handler reads the caller's key row in its own statement and refuses a
+  // revoked, expired or unknown key itself (Principal::verified is false), so
+  // the request needs no separate authentication round trip.
+  bool handler_checks_key = false;
 };
 
 class Router {

@@ -12,10 +12,14 @@ namespace {
 // The account and, for an API key, the key's name, month-to-date spend and
 // creation time, in one autocommit statement: one round trip instead of a
 // read-only transaction around two (BEGIN, two SELECTs, ROLLBACK).
+// It also reads what Authenticator::check_key needs (digest, revoked,
+// expired), so that a caller taken from the key cache is checked in this same
+// statement (the route has handler_checks_key).
 const db::Statement kMe{"me.read",
                         "select a.email, a.plan, a.balance_micros, k.id is not null, k.name, "
                         "coalesce(s.settled_micros, 0) + coalesce(s.held_micros, 0), "
-                        "to_char(k.created_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') "
+                        "to_char(k.created_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), "
+                        "k.key_hash, k.revoked_at is not null, k.expires_at is not null and k.expires_at <= now() "
                         "from accounts a left join api_keys k on k.id = $2 "
                         "left join key_monthly_spend s on s.key_id = k.id "
                         "and s.month = date_trunc('month', now() at time zone 'UTC')::date where a.id = $1"};
@@ -27,6 +31,9 @@ Response MeHandler::handle(RequestContext& ctx) {
   pqxx::nontransaction txn(ctx.db());
   auto acc = txn.exec_prepared(kMe.name, p.account_id,
                                p.kind == Principal::Kind::ApiKey ? std::optional<int64_t>(*p.key_id) : std::nullopt);
+  if (!p.verified)
+    Authenticator::check_key(p, !acc.empty() && acc[0][3].as<bool>(), acc.empty() ? "" : acc[0][7].c_str(),
+                             !acc.empty() && acc[0][8].as<bool>(), !acc.empty() && acc[0][9].as<bool>());
   if (acc.empty()) throw Error("invalid_api_key", "the API key's account no longer exists");
   auto tier = plans::parse(acc[0][1].c_str()).value_or(plans::Tier::Free);
   auto pl = plans::limits_of(tier);
