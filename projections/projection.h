@@ -14,7 +14,9 @@ namespace scribe::projections {
 // transaction of its own, and writes into empty shadow tables that have no
 // indexes yet. It is the only writer of those tables, so it may keep state in
 // memory (running balances, say) instead of reading it back, and may write
-// with COPY.
+// with COPY. The swap drops the old tables, so a projection offers a bulk
+// writer only for tables that no view or other table's foreign key refers to
+// (the DROP would fail, and the rebuild would change nothing).
 class BulkWriter {
  public:
   virtual ~BulkWriter() = default;
