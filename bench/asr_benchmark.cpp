@@ -122,6 +122,118 @@ void librivox(EnginePool& pool, const std::string& work) {
             << "\n";
 }
 
+// The tuning set (SCRIBE_BENCH_PARTS=tuning): decoder and voice-activity
+// settings are chosen on it, never on LibriVox. 36 sentences of book-like
+// prose written for this benchmark (none from the LibriVox references), one
+// clip each, spoken by flite's slt, rms and awb in turn, each voice under each
+// of four conditions: clean; slower (tempo 0.9) with reverb; low pink noise
+// and a 64 kbit/s MP3 round trip; a soft onset (a logarithmic 1 s fade-in,
+// so the first word is 10-20 dB quieter) and the MP3 round trip. Plus the real recordings of pocketsphinx-testdata other than
+// LibriVox that have transcripts: cards/001-005 and goforward.raw.
+const char* kTuningSentences[] = {
+    "The old mill stood at the bend of the river, and nobody had ground corn there for many years.",
+    "She folded the letter twice and placed it carefully in the drawer beneath her gloves.",
+    "When the carriage reached the village, the rain had already begun to fall in heavy drops.",
+    "His uncle was a quiet man who preferred his garden to the company of his neighbours.",
+    "They walked along the cliff path until the lights of the harbour disappeared behind them.",
+    "It was generally agreed that the new doctor had excellent manners and a very small income.",
+    "The children were sent upstairs early, for their mother expected important visitors that evening.",
+    "A long table had been laid in the hall, with candles at either end and flowers in the middle.",
+    "He could not decide whether to sell the farm or to wait until his brother returned from abroad.",
+    "Every morning the servant opened the shutters and complained about the cold wind from the north.",
+    "The captain listened to the story with patience, though he believed very little of it.",
+    "Her sister had always been the sensible one, and she rarely spoke without thinking first.",
+    "The engineers tested the new bridge by driving heavy trucks across it for a week.",
+    "I have never seen a finer horse, said the farmer, running his hand along its neck.",
+    "The library smelled of dust and leather, and the windows were too high to see through.",
+    "Nobody in the house knew where the key had gone, yet the door was locked every night.",
+    "The young lawyer hoped to make his fortune in the city before he turned thirty.",
+    "They argued about the price for an hour and finally settled on a sum that pleased neither of them.",
+    "The road to the castle was narrow and steep, and the horses stopped often to rest.",
+    "She admired his honesty, but she could not forgive the way he had treated her friend.",
+    "In those days a journey to London took two whole days and cost a great deal of money.",
+    "The evening was warm, so the whole party went out to sit on the lawn after dinner.",
+    "He wrote to his mother every week, although he seldom had anything new to tell her.",
+    "Scientists believe that the lake was formed by a glacier thousands of years ago.",
+    "After the storm the fishermen counted their boats and found that one was missing.",
+    "Her aunt believed that good health came from early rising and plain food.",
+    "The market opens at dawn, when farmers arrive with vegetables, eggs and cheese.",
+    "Most of the guests had gone home by midnight, but the colonel stayed to finish his wine.",
+    "They had known each other since childhood, and yet they seemed to have nothing to say.",
+    "The bells of the church were ringing as the wedding party came down the hill.",
+    "He was a generous master, and his workers stayed with him for the rest of their lives.",
+    "Perhaps the wisest course would be to say nothing at all until the matter was settled.",
+    "The teacher asked the pupils to copy the poem into their books before the end of the lesson.",
+    "A thin mist covered the fields, and the trees along the lane looked like grey ghosts.",
+    "Our train was delayed by snow, so we spent the night in a small hotel near the station.",
+    "Her father would not hear of the marriage, for the young man had neither land nor name.",
+};
+
+void tuning(EnginePool& pool, const std::string& work) {
+  static const char* voices[] = {"slt", "rms", "awb"};
+  static const char* conditions[] = {"clean", "slow+reverb", "noise+mp3", "soft onset+mp3"};
+  struct Clip {
+    std::string file, ref, group;
+  };
+  std::vector<Clip> clips;
+  const std::string dir = work + "/tuning";
+  fs::create_directories(dir);
+  for (size_t i = 0; i < std::size(kTuningSentences); ++i) {
+    const std::string base = dir + "/t" + std::to_string(i);
+    const int condition = static_cast<int>(i / 3 % 4);
+    run("flite -voice " + std::string(voices[i % 3]) + " -t \"" + kTuningSentences[i] + "\" -o " + base + ".flite.wav");
+    run("sox -R " + base + ".flite.wav -r 16000 -c 1 -b 16 " + base + ".s.wav pad 0.3 0.5");
+    const std::string mp3 = "ffmpeg -nostdin -y -loglevel error -i " + base + ".m.wav -b:a 64k " + base +
+                            ".mp3 && ffmpeg -nostdin -y -loglevel error -i " + base + ".mp3 -ar 16000 -ac 1 " + base + ".wav";
+    switch (condition) {
+      case 0: run("cp " + base + ".s.wav " + base + ".wav"); break;
+      case 1: run("sox -R " + base + ".s.wav " + base + ".wav tempo 0.9 reverb 30 50 40 channels 1"); break;
+      case 2:
+        run("sox -R -n -r 16000 -c 1 -b 16 " + base + ".n.wav synth $(soxi -D " + base + ".s.wav) pinknoise vol 0.02");
+        run("sox -R -m " + base + ".s.wav " + base + ".n.wav " + base + ".m.wav && " + mp3);
+        break;
+      default: run("sox -R " + base + ".s.wav " + base + ".m.wav fade l 1.0 && " + mp3); break;
+    }
+    clips.push_back({base + ".wav", kTuningSentences[i], conditions[condition]});
+  }
+  const std::string data = "/usr/share/pocketsphinx/test/data";
+  std::ifstream in(data + "/cards/cards.transcription");
+  std::regex line(R"(^<s>\s*(.*?)\s*</s>\s*\((\S+)\))");
+  for (std::string l; std::getline(in, l);) {
+    std::smatch m;
+    if (std::regex_search(l, m, line)) clips.push_back({data + "/cards/" + std::string(m[2]) + ".wav", m[1], "real"});
+  }
+  run("sox -t raw -r 16000 -e signed -b 16 -c 1 " + data + "/goforward.raw " + dir + "/goforward.wav");
+  clips.push_back({dir + "/goforward.wav", "go forward ten meters", "real"});
+
+  std::map<std::string, std::pair<size_t, size_t>> by;  // group -> (errors, words)
+  double audio = 0, took = 0;
+  for (const auto& c : clips) {
+    auto t0 = Clock::now();
+    auto r = transcribe_file(pool, c.file, work);
+    took += scribe::bench::seconds_since(t0);
+    audio += r.duration_seconds;
+    auto rw = normalize(c.ref), hw = normalize(hypothesis_text(r));
+    const size_t e = edit_distance(rw, hw);
+    for (const std::string& g : {c.group, std::string(c.group == "real" ? "real" : "flite")}) {
+      by[g].first += e;
+      by[g].second += rw.size();
+      if (c.group == "real") break;
+    }
+    if (std::getenv("SCRIBE_BENCH_VERBOSE") && e)
+      std::cout << "  " << c.file << " " << e << "/" << rw.size() << "\n    ref: " << c.ref
+                << "\n    hyp: " << hypothesis_text(r) << "\n";
+  }
+  std::cout << "Tuning set (" << clips.size() << " clips, " << std::fixed << std::setprecision(0) << audio << " s)\n";
+  Json j{{"bench", "asr"}, {"part", "tuning"}, {"rtf", took / std::max(audio, 1e-9)}};
+  for (const auto& [g, ew] : by) {
+    const double wer = 100.0 * ew.first / std::max<size_t>(1, ew.second);
+    std::cout << "  " << g << ": WER " << std::setprecision(1) << wer << "% (" << ew.first << "/" << ew.second << ")\n";
+    j[g] = wer;
+  }
+  std::cout << j.dump() << "\n";
+}
+
 struct Turn {
   int speaker;
   std::string text;
@@ -290,6 +402,7 @@ int main(int argc, char** argv) {
   const std::string parts = scribe::bench::env_or("SCRIBE_BENCH_PARTS", "librivox,dialogue,rtf,memory");
   auto want = [&](const char* p) { return parts.find(p) != std::string::npos; };
   try {
+    if (want("tuning")) tuning(pool, work);
     if (want("librivox")) librivox(pool, work);
     std::string dialogue_file;
     std::vector<Turn> turns;

@@ -419,6 +419,27 @@ int64_t quietest_frame(int64_t lo, int64_t hi, const std::vector<float>& energy)
   return best;
 }
 
+// Soft onsets: the detector needs some evidence before it calls a frame
+// speech, so a quiet first syllable (a breathy "h", a soft vowel) is often
+// left out of the run and the recognizer never hears the first word. Each
+// run's start is moved back over the frames just before it that are still
+// clearly above the noise floor (kOnsetOverFloorDb), by at most `seconds`.
+// Ends need no such help: the detector's hangover already keeps soft endings.
+constexpr float kOnsetOverFloorDb = 6.0f;
+
+std::vector<uint8_t> extend_onsets(const std::vector<uint8_t>& flags, const std::vector<float>& energy, double seconds) {
+  std::vector<uint8_t> out = flags;
+  const auto limit = int64_t(std::llround(std::max(0.0, seconds) / kFrameSeconds));
+  if (energy.empty() || limit == 0) return out;
+  const std::vector<float> over = energy_over_floor(energy);
+  for (int64_t i = 1; i < int64_t(flags.size()); ++i) {
+    if (!flags[size_t(i)] || flags[size_t(i - 1)]) continue;
+    for (int64_t k = i - 1; k >= 0 && i - k <= limit && !flags[size_t(k)] && over[size_t(k)] > kOnsetOverFloorDb; --k)
+      out[size_t(k)] = 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<SpeechPiece> cut_pieces(const std::vector<uint8_t>& speech_frames, int64_t total_samples,
@@ -431,6 +452,7 @@ std::vector<SpeechPiece> cut_pieces(const std::vector<uint8_t>& speech_frames, i
   if (2 * pad >= max_len) pad = 0;
   const int64_t limit_frames = std::max<int64_t>(1, (max_len - 2 * pad) / kFrameSamples);
   const std::vector<float>& energy = frame_energy.size() == speech_frames.size() ? frame_energy : std::vector<float>{};
+  const std::vector<uint8_t> flags = extend_onsets(speech_frames, energy, options.onset_seconds);
 
   // Unpadded pieces in frames. A run longer than the limit is cut greedily,
   // each cut at the quietest frame between half the limit and the limit from
@@ -441,14 +463,14 @@ std::vector<SpeechPiece> cut_pieces(const std::vector<uint8_t>& speech_frames, i
     bool run_start, run_end;  // whether the side is a run's edge (padded) or a cut
   };
   std::vector<Span> spans;
-  const int64_t n = int64_t(speech_frames.size());
+  const int64_t n = int64_t(flags.size());
   for (int64_t i = 0; i < n;) {
-    if (!speech_frames[size_t(i)]) {
+    if (!flags[size_t(i)]) {
       ++i;
       continue;
     }
     int64_t j = i;
-    while (j < n && speech_frames[size_t(j)]) ++j;
+    while (j < n && flags[size_t(j)]) ++j;
     int64_t a = i;
     while (j - a > limit_frames) {
       const int64_t lo = a + limit_frames / 2;

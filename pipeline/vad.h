@@ -45,6 +45,9 @@ struct PieceOptions {
   double max_piece_seconds = 20.0;  // longer speech is cut at its deepest pause
   double min_piece_seconds = 0.3;
   double pad_seconds = 0.15;        // context kept on each side of a piece
+  // A run of speech starts up to this much earlier where the frames before it
+  // are still well above the noise floor (soft onsets; needs frame energy).
+  double onset_seconds = 0.4;
 };
 
 // Turns per-frame speech flags into pieces (in samples) for `total_samples`

@@ -155,6 +155,33 @@ TEST(CutPieces, DropsShortPiecesAndMergesCloseOnes) {
   EXPECT_EQ(pieces[0].end_sample, 500 * kFrameSamples + 2400);
 }
 
+TEST(CutPieces, SoftOnsetsJoinTheirRun) {
+  // Background at 20 dB; a soft first syllable at 35 dB (frames 270-300) that
+  // the detector left out, then the run it flagged (300-500).
+  const size_t n = 1000;
+  std::vector<float> energy(n, 20.0f);
+  for (size_t i = 270; i < 300; ++i) energy[i] = 35.0f;
+  for (size_t i = 300; i < 500; ++i) energy[i] = 60.0f;
+  PieceOptions opt;
+  opt.pad_seconds = 0;
+  auto pieces = cut_pieces(frames_with_speech(n, {{300, 500}}), int64_t(n) * kFrameSamples, energy, opt);
+  ASSERT_EQ(pieces.size(), 1u);
+  // The energy is smoothed over 70 ms, so the start lands within a few frames of 270.
+  EXPECT_NEAR(double(pieces[0].start_sample) / kFrameSamples, 270.0, 4.0);
+  EXPECT_EQ(pieces[0].end_sample, 500 * kFrameSamples);
+  // Background noise before a run is not pulled in, and the extension is bounded.
+  std::fill(energy.begin(), energy.end(), 20.0f);
+  for (size_t i = 300; i < 500; ++i) energy[i] = 60.0f;
+  pieces = cut_pieces(frames_with_speech(n, {{300, 500}}), int64_t(n) * kFrameSamples, energy, opt);
+  ASSERT_EQ(pieces.size(), 1u);
+  EXPECT_NEAR(double(pieces[0].start_sample) / kFrameSamples, 300.0, 4.0);
+  for (size_t i = 0; i < 300; ++i) energy[i] = 40.0f;
+  energy[0] = 10.0f;  // a quiet start sets the floor
+  pieces = cut_pieces(frames_with_speech(n, {{300, 500}}), int64_t(n) * kFrameSamples, energy, opt);
+  ASSERT_EQ(pieces.size(), 1u);
+  EXPECT_GE(pieces[0].start_sample, int64_t((300 - opt.onset_seconds * 100) * kFrameSamples));
+}
+
 TEST(CutPieces, LongSpeechIsCutAtTheQuietestPoint) {
   // 60 s of speech with a quiet dip at 14 s and another at 31 s.
   const size_t n = 6000;
