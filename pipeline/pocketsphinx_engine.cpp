@@ -60,6 +60,11 @@ class PocketSphinxEngine final : public AsrEngine {
     Recognition out;
     out.language = "en";
     if (count == 0) return out;
+    // Every piece starts a new stream: the front end's noise estimate (and its
+    // frame count) otherwise carry over from whatever this decoder heard last,
+    // a piece of another recording included, and the same piece came out with
+    // different words depending on that history.
+    if (ps_start_stream(decoder_) < 0) throw std::runtime_error("PocketSphinx could not start a stream");
     if (ps_start_utt(decoder_) < 0) throw std::runtime_error("PocketSphinx could not start an utterance");
     // full_utt: the piece is decoded as one utterance (batch CMN over it).
     if (ps_process_raw(decoder_, pcm, count, FALSE, TRUE) < 0) {

@@ -70,6 +70,30 @@ TEST_F(Transcriber, SpeechBecomesSentencesWithTimedWordsInOrder) {
   for (const char* word : {"library", "morning", "return"}) EXPECT_NE(text.find(word), std::string::npos) << text;
 }
 
+TEST_F(Transcriber, WordsDoNotDependOnWhatTheEngineDecodedBefore) {
+  // One decoder, reused: the same recording before and after another one (a
+  // different voice over noise) must come out the same, word for word.
+  auto options = PocketSphinxOptions::from_env();
+  options.parallelism = 1;
+  EnginePool one(std::make_shared<PocketSphinxFactory>(options));
+  const std::string other = dir_ + "/other.wav";
+  run("flite -voice rms -t 'Heavy rain fell on the harbour all night and the boats stayed in.' -o " + dir_ +
+      "/other_raw.wav && sox " + dir_ + "/other_raw.wav -r 16000 -c 1 -b 16 " + dir_ + "/other_clean.wav pad 0.5 0.5" +
+      " && sox -R -n -r 16000 -c 1 -b 16 " + dir_ + "/noise.wav synth 6 pinknoise vol 0.05" + " && sox -R -m " +
+      dir_ + "/other_clean.wav " + dir_ + "/noise.wav " + other + " trim 0 $(soxi -D " + dir_ + "/other_clean.wav)");
+  std::atomic<bool> cancelled{false};
+  auto words_of = [&](const std::string& file) {
+    std::vector<std::pair<std::string, double>> out;
+    for (const auto& s : transcribe(one, {file, "en", std::nullopt, dir_}, nullptr, cancelled).sentences)
+      for (const auto& w : s.words) out.emplace_back(w.text, w.start);
+    return out;
+  };
+  const auto first = words_of(speech_);
+  ASSERT_FALSE(first.empty());
+  words_of(other);
+  EXPECT_EQ(words_of(speech_), first);
+}
+
 TEST_F(Transcriber, LongerThanThePlanAllowsFailsWhileDecoding) {
   EXPECT_EQ(code_of({speech_, "auto", 1.0, dir_}), "file_too_long");
 }
