@@ -19,6 +19,9 @@ const db::Statement kLookup{"idempotency.lookup",
 const db::Statement kExpire{"idempotency.expire",
                             "delete from idempotency_keys where principal = $1 and key = $2 "
                             "and created_at < now() - make_interval(secs => $3)"};
+const db::Statement kPurge{"idempotency.purge",
+                            "delete from idempotency_keys where ctid = any(array(select ctid from idempotency_keys "
+                            "where created_at < now() - make_interval(secs => $1) limit $2))"};
 const db::Statement kStore{"idempotency.store",
                            "update idempotency_keys set completed_at = now(), response_status = $3, "
                            "response_headers = $4::jsonb, response_body = $5 "
@@ -34,6 +37,11 @@ bool replayable_header(const std::string& name) {
 }
 
 }  // namespace
+
+int Idempotency::purge_expired(pqxx::connection& conn, int batch) {
+  pqxx::nontransaction txn(conn);
+  return static_cast<int>(txn.exec_prepared(kPurge.name, limits::kIdempotencyTtlSeconds, batch).affected_rows());
+}
 
 void Idempotency::validate_key(const std::string& key) {
   if (key.empty() || key.size() > static_cast<std::size_t>(limits::kIdempotencyKeyMaxLength))

@@ -32,6 +32,11 @@ class Idempotency {
                      const Response& res);
   // Throws 400 when the key is empty, too long or has control characters.
   static void validate_key(const std::string& key);
+  // Deletes up to `batch` entries older than the 24 h they are valid for
+  // (begin() also drops an expired entry when its key comes back); returns
+  // how many. `scribe serve` calls it now and then, so keys that never come
+  // back do not pile up.
+  static int purge_expired(pqxx::connection& conn, int batch = 1000);
 };
 
 }  // namespace scribe::api

@@ -2,6 +2,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <set>
+#include <string_view>
+#include <vector>
 
 #include "common/db.h"
 #include "common/error.h"
@@ -27,6 +30,13 @@ const db::Statement kComplete{"uploads.complete",
                               "where id = $1 and completed_at is null returning id"};
 const db::Statement kIncomplete{"uploads.incomplete", "update uploads set completed_at = null where id = $1"};
 const db::Statement kDelete{"uploads.delete", "delete from uploads where id = $1"};
+// The partial index uploads_unfinished_expiry serves both statements.
+const db::Statement kExpired{"uploads.expired",
+                             "select id, kind from uploads where completed_at is null "
+                             "and expires_at < now() - make_interval(secs => $1) order by expires_at limit $2"};
+const db::Statement kDeleteExpired{"uploads.delete_expired",
+                                   "delete from uploads where id = any($1::text[]) and completed_at is null "
+                                   "and expires_at < now() - make_interval(secs => $2)"};
 
 template <typename T>
 std::optional<T> opt(const pqxx::field& f) {
@@ -98,6 +108,39 @@ std::string staging_dir() {
     return d.string();
   }();
   return dir;
+}
+
+int sweep_expired(pqxx::connection& conn, int64_t grace_seconds, int batch) {
+  std::vector<std::string> ids;
+  std::set<std::string> presigned;
+  {
+    pqxx::nontransaction txn(conn);
+    for (const auto& r : txn.exec_prepared(kExpired.name, grace_seconds, batch)) {
+      ids.emplace_back(r[0].c_str());
+      if (std::string_view(r[1].c_str()) == "presigned") presigned.insert(ids.back());
+    }
+  }
+  if (ids.empty()) return 0;
+  std::error_code ec;
+  for (const auto& id : ids)
+    if (id.rfind("tus/", 0) == 0) fs::remove(fs::path(staging_dir()) / "tus" / id.substr(4), ec);
+  // A presigned PUT streams into "<id>.<random>"; the handler removes its file
+  // when it ends, so only a process killed mid-PUT leaves one behind.
+  if (!presigned.empty()) {
+    for (const auto& entry : fs::directory_iterator(fs::path(staging_dir()) / "presigned", ec)) {
+      std::string name = entry.path().filename().string();
+      auto dot = name.rfind('.');
+      if (dot != std::string::npos && presigned.count(name.substr(0, dot))) fs::remove(entry.path(), ec);
+    }
+  }
+  pqxx::nontransaction txn(conn);
+  std::string array = "{";
+  for (const auto& id : ids) {
+    if (array.size() > 1) array += ',';
+    array += '"' + id + '"';  // ids are upl_<hex> or tus/<hex>: nothing to escape
+  }
+  array += '}';
+  return static_cast<int>(txn.exec_prepared(kDeleteExpired.name, array, grace_seconds).affected_rows());
 }
 
 void require_completed(pqxx::connection& conn, int64_t account_id, const std::string& id) {

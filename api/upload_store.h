@@ -44,4 +44,11 @@ void require_completed(pqxx::connection& conn, int64_t account_id, const std::st
 
 int64_t unix_now();
 
+// Deletes unfinished uploads whose expiry passed more than `grace_seconds`
+// ago, together with their staging files, at most `batch` per call; returns
+// how many it deleted. The files go first and the rows after, so a process
+// killed in between leaves rows that the next sweep finishes, never files that
+// nothing points to. `scribe serve` calls it every SCRIBE_HOUSEKEEPING_SECONDS.
+int sweep_expired(pqxx::connection& conn, int64_t grace_seconds, int batch = 500);
+
 }  // namespace scribe::api::uploads

@@ -1,11 +1,15 @@
 // `scribe serve` and `scribe worker`.
+#include <condition_variable>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <thread>
 
 #include "api/api_app.h"
+#include "api/idempotency.h"
+#include "api/upload_store.h"
 #include "api/handlers/handlers.h"
 #include "api/http_server.h"
 #include "api/wait_registry.h"
@@ -49,6 +53,10 @@ const char* kServeHelp =
     "Pipeline workers (also in `scribe worker`): SCRIBE_WORKER_SLOTS (jobs at once,\n"
     "default 1), SCRIBE_ASR_THREADS (decoding threads per job, default one per core),\n"
     "SCRIBE_WORKER_LEASE_SECONDS (default 60), SCRIBE_OBJECT_STORE_DIR (artifacts).\n"
+    "\n"
+    "Housekeeping: SCRIBE_HOUSEKEEPING_SECONDS (how often unfinished uploads that\n"
+    "expired over an hour ago are deleted with their staging files, and idempotency\n"
+    "entries older than 24 h are purged; default 600, 0 for never).\n"
     "\n"
     "Webhook dispatcher (also in `scribe worker`): SCRIBE_WEBHOOK_SENDERS (deliveries\n"
     "in flight, default 4, 0 for none), SCRIBE_WEBHOOK_RETRY_DELAYS (seconds between\n"
@@ -148,6 +156,59 @@ std::unique_ptr<pipeline::Worker> start_workers(const Config& cfg, pipeline::Wor
   return worker;
 }
 
+// Now and then deletes expired unfinished uploads with their staging files,
+// and idempotency entries past their 24 h. Staging files live on this
+// server's disk (uploads::staging_dir), so this runs where the HTTP API runs;
+// several servers on one database only repeat each other's deletes.
+class Housekeeping {
+ public:
+  // An unfinished upload is kept this long past its expiry, so a PATCH or PUT
+  // that began just before the expiry can still finish writing.
+  static constexpr int64_t kGraceSeconds = 3600;
+
+  Housekeeping(std::string url, int interval_seconds) : url_(std::move(url)), interval_(interval_seconds) {
+    if (interval_ > 0) thread_ = std::thread([this] { run(); });
+  }
+  ~Housekeeping() { stop(); }
+  void stop() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void run() {
+    std::unique_ptr<pqxx::connection> conn;
+    std::unique_lock lock(mu_);
+    while (!stop_) {
+      lock.unlock();
+      try {
+        if (!conn) conn = db::open_connection(url_);
+        // Bounded per round, so one round cannot run for long.
+        int uploads = 0, keys = 0;
+        for (int n = -1; n != 0 && uploads < 100'000;) uploads += n = api::uploads::sweep_expired(*conn, kGraceSeconds);
+        for (int n = -1; n != 0 && keys < 1'000'000;) keys += n = api::Idempotency::purge_expired(*conn);
+        if (uploads + keys > 0) log::info("housekeeping", {{"expired_uploads", uploads}, {"expired_idempotency_keys", keys}});
+      } catch (const std::exception& e) {
+        conn.reset();
+        log::warn("housekeeping failed", {{"error", e.what()}});
+      }
+      lock.lock();
+      cv_.wait_for(lock, std::chrono::seconds(interval_), [this] { return stop_; });
+    }
+  }
+
+  std::string url_;
+  int interval_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
 void prepare_database(const Config& cfg, bool migrate) {
   if (!migrate) return;
   auto conn = db::open_connection(cfg.database_url, false);
@@ -221,6 +282,7 @@ int serve(int argc, char** argv) {
   if (!args.flag("no-workers")) workers = start_workers(cfg, std::move(engines));
   pipeline::WebhookDispatcher dispatcher(cfg.database_url);
   dispatcher.start();
+  Housekeeping housekeeping(cfg.database_url, env_int("SCRIBE_HOUSEKEEPING_SECONDS", 600));
 
   std::thread signal_thread([&] {
     int sig = 0;
@@ -238,6 +300,7 @@ int serve(int argc, char** argv) {
   server.run();
   if (workers) workers->stop();
   dispatcher.stop();
+  housekeeping.stop();
   wakeups.stop();
   for (auto& r : runners) r->stop();
   if (signal_thread.joinable()) {

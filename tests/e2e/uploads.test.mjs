@@ -263,3 +263,43 @@ test('tus: an upload cut off midway resumes from the server\'s offset and is tra
   const finishedRow = await finished(acct.key, res.json.id);
   assert.equal(finishedRow.status, 'completed', JSON.stringify(finishedRow.error));
 });
+
+test('housekeeping deletes expired unfinished uploads with their partial data, and idempotency entries past 24 h', async () => {
+  // A resumable upload with 10 of 100 bytes, a presigned ticket never used,
+  // and a fresh unfinished upload that must survive.
+  const t = await ticket(acct.key, 100);
+  const stale = (await tusCreate(t, 100)).headers.location;
+  const patched = await curl(stale, { method: 'PATCH', headers: { ...TUS, 'Content-Type': 'application/offset+octet-stream',
+    'Upload-Offset': '0' }, rawArgs: ['--data-binary', `@${bytesFile('ten2.bin', Buffer.alloc(10, 7))}`] });
+  assert.equal(patched.status, 204, patched.body);
+  const staleId = stale.split('/').pop().replace(/\+.*$/, '');
+  const partial = join(OBJECTS, 'staging', 'tus', staleId);
+  assert.ok(existsSync(partial), `no staging file at ${partial}`);
+  const ticketOnly = (await presign(acct.key, { filename: 'a.mp3', content_type: 'audio/mpeg', file_size: 10 })).upload_id;
+  const fresh = (await tusCreate(t, 100)).headers.location.split('/').pop().replace(/\+.*$/, '');
+  // An idempotent POST whose entry is then made 25 hours old, and one left fresh.
+  const [oldKey, newKey] = ['hk-old', 'hk-new'].map((k) => `${k}-${process.pid}-${Date.now()}`);
+  for (const k of [oldKey, newKey]) {
+    const res = await api('/quotes', { method: 'POST', key: acct.key, headers: { 'Idempotency-Key': k },
+      body: { source: 'external_url', url: 'http://127.0.0.1:9/q.mp3', duration_seconds: 60 } });
+    assert.ok(res.status < 500, res.body);  // 2xx and 4xx answers are kept under the key
+  }
+  psql(`update uploads set expires_at = now() - interval '2 hours' where id in ('tus/${staleId}', '${ticketOnly}')`);
+  psql(`update idempotency_keys set created_at = now() - interval '25 hours' where key = '${oldKey}'`);
+
+  const keeper = await startServer({ extraEnv: { SCRIBE_HOUSEKEEPING_SECONDS: '1' } });
+  try {
+    const until = Date.now() + 15000;
+    const left = () => Number(psql(`select count(*) from uploads where id in ('tus/${staleId}', '${ticketOnly}')`)) +
+      Number(psql(`select count(*) from idempotency_keys where key = '${oldKey}'`));
+    while (left() > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+    assert.equal(left(), 0, 'expired uploads or idempotency entries are still there');
+  } finally {
+    await keeper.stop();
+  }
+  assert.ok(!existsSync(partial), 'the expired upload\'s partial data is still on disk');
+  assert.equal(psql(`select count(*) from uploads where id = 'tus/${fresh}'`), '1');
+  assert.ok(existsSync(join(OBJECTS, 'staging', 'tus', fresh)), 'the fresh upload\'s staging file is gone');
+  assert.equal(psql(`select count(*) from idempotency_keys where key = '${newKey}'`), '1');
+  assert.equal((await curl(stale, { method: 'HEAD', headers: TUS, rawArgs: ['-I'] })).status, 404);
+});
