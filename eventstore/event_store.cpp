@@ -189,28 +189,17 @@ std::vector<RecordedEvent> EventStore::append(pqxx::work& txn, const std::vector
     if (err.sqlstate() == "SC001") throw ConcurrencyError(err.what());
     throw;
   }
-  // The function returns (stream, version, position, tx) per event in input order.
+  // The function returns (stream, version, position, tx, recorded_at) per
+  // event in input order.
   std::vector<RecordedEvent> recorded;
   recorded.reserve(res.size());
   std::size_t row = 0;
-  for (const auto& a : appends) {
+  for (const auto& a : appends)
     for (const auto& e : a.events) {
       const auto& r = res[static_cast<pqxx::result::size_type>(row++)];
-      RecordedEvent ev;
-      ev.stream_id = r[0].c_str();
-      ev.version = r[1].as<int64_t>();
-      ev.global.position = r[2].as<int64_t>();
-      ev.global.tx = std::stoull(r[3].c_str());
-      ev.type = e.type;
-      ev.data = e.data;
-      ev.metadata = e.metadata;
-      ev.recorded_at = r[4].c_str();
-      recorded.push_back(std::move(ev));
+      recorded.push_back(appended_event(r, 1, r[0].c_str(), e));
     }
-  }
-  if (inline_hook()) inline_hook()(txn, recorded);
-  appended_total_ += recorded.size();
-  return recorded;
+  return finish_append(txn, std::move(recorded));
 }
 
 std::vector<RecordedEvent> EventStore::append(pqxx::work& txn, const std::string& stream_id,
@@ -241,23 +230,29 @@ std::vector<RecordedEvent> EventStore::append_one(pqxx::work& txn, const StreamA
     if (err.sqlstate() == "SC001") throw ConcurrencyError(err.what());
     throw;
   }
-  // One row per event, in input order.
+  // One row (version, position, tx, recorded_at) per event, in input order.
   std::vector<RecordedEvent> recorded;
   recorded.reserve(res.size());
   std::size_t row = 0;
-  for (const auto& e : a.events) {
-    const auto& r = res[static_cast<pqxx::result::size_type>(row++)];
-    RecordedEvent ev;
-    ev.stream_id = a.stream_id;
-    ev.version = r[0].as<int64_t>();
-    ev.global.position = r[1].as<int64_t>();
-    ev.global.tx = std::stoull(r[2].c_str());
-    ev.type = e.type;
-    ev.data = e.data;
-    ev.metadata = e.metadata;
-    ev.recorded_at = r[3].c_str();
-    recorded.push_back(std::move(ev));
-  }
+  for (const auto& e : a.events)
+    recorded.push_back(appended_event(res[static_cast<pqxx::result::size_type>(row++)], 0, a.stream_id, e));
+  return finish_append(txn, std::move(recorded));
+}
+
+RecordedEvent EventStore::appended_event(const pqxx::row& r, int first, std::string stream_id, const NewEvent& e) {
+  RecordedEvent ev;
+  ev.stream_id = std::move(stream_id);
+  ev.version = r[first].as<int64_t>();
+  ev.global.position = r[first + 1].as<int64_t>();
+  ev.global.tx = std::stoull(r[first + 2].c_str());
+  ev.type = e.type;
+  ev.data = e.data;
+  ev.metadata = e.metadata;
+  ev.recorded_at = r[first + 3].c_str();
+  return ev;
+}
+
+std::vector<RecordedEvent> EventStore::finish_append(pqxx::work& txn, std::vector<RecordedEvent> recorded) {
   if (inline_hook()) inline_hook()(txn, recorded);
   appended_total_ += recorded.size();
   return recorded;

@@ -72,6 +72,11 @@ class EventStore {
 
  private:
   static std::vector<RecordedEvent> append_one(pqxx::work& txn, const StreamAppend& a);
+  // The event appended from `e`, from the row an append function returned:
+  // version, position, tx and recorded_at in columns first..first+3.
+  static RecordedEvent appended_event(const pqxx::row& r, int first, std::string stream_id, const NewEvent& e);
+  // Runs the inline hook on what was appended and counts it.
+  static std::vector<RecordedEvent> finish_append(pqxx::work& txn, std::vector<RecordedEvent> recorded);
   static std::atomic<uint64_t> appended_total_;
 };
 
