@@ -23,13 +23,34 @@ namespace {
 // Plans are always made for the actual pattern rather than a generic plan
 // for any pattern, which could not tell rare from common substrings.
 constexpr int kWalkBudget = 20'000;
+// The rows a two-character query probes (kProbe): pairs in a quarter or more
+// of them skip the bigram index.
+constexpr int kProbeRows = 4 * limits::kSearchTotalCap;
 
-const db::Statement kCustomPlans{"search.custom_plans", "set local plan_cache_mode = force_custom_plan"};
+// For the rest of the search's transaction: plans made for the actual
+// pattern, and neither JIT nor parallel workers. The bigram function's
+// declared cost (migrations/051_search_bigrams.sql) puts the estimates of
+// two-character queries far above the thresholds of both, though the index
+// answers them in about a millisecond; compiling or starting workers took
+// 100-200 ms. A search reads at most a few thousand rows.
+const db::Statement kCustomPlans{"search.custom_plans",
+                                 "select set_config('plan_cache_mode', 'force_custom_plan', true), "
+                                 "set_config('jit', 'off', true), "
+                                 "set_config('max_parallel_workers_per_gather', '0', true)"};
 
 // $1 account, $2 pattern, $3 transcription ids or null, $4 transcription id or null.
 #define SCRIBE_SEARCH_SCOPE                                                                    \
   "where account_id = $1 and ($3::bigint[] is null or transcription_id = any($3)) " \
   "and ($4::bigint is null or transcription_id = $4) "
+// The match condition. P holds `q` when it is two characters long, else null.
+// Such a `q` has no whole trigram; the bigram index of
+// migrations/051_search_bigrams.sql answers it, and for a `q` whose lower()
+// is two characters long its condition is exactly the ILIKE's, so it
+// replaces the ILIKE (kept beside it, the ILIKE tempted the planner to AND in
+// a full scan of the trigram index). Custom plans fold the other branch away.
+#define SCRIBE_SEARCH_MATCH(P)                                                                    \
+  "and ((" P "::text is not null and length(lower(" P ")) = 2 and scribe_bigrams(text) @> array[lower(" P \
+  ")]) or ((" P "::text is null or length(lower(" P ")) <> 2) and text ilike $2)) "
 #define SCRIBE_SEARCH_ORDER "transcription_created_at desc, transcription_id desc, start_ms, segment_id"
 #define SCRIBE_HIT_COLUMNS \
   "p.transcription_id, t.title, p.segment_id, p.speaker, p.start_ms, p.end_ms, p.text, t.source, t.url"
@@ -38,13 +59,20 @@ const db::Statement kCustomPlans{"search.custom_plans", "set local plan_cache_mo
 // in most of a large library would cost a scan of all of them.
 const db::Statement kCount{"search.count",
                            "select count(*) from (select 1 from search_segments " SCRIBE_SEARCH_SCOPE
-                           "and text ilike $2 limit $5) m"};
+                           SCRIBE_SEARCH_MATCH("$6") "limit $5) m"};
+// Two-character queries first count their matches among the first $6 rows
+// of the scope. A pair found that often is counted (capped) there and then,
+// and needs no index; any other goes through the bigram index, whose cost
+// grows with the pair's matches, which this bounds.
+const db::Statement kProbe{"search.probe",
+                           "select count(*) from (select 1 from (select text from search_segments "
+                           SCRIBE_SEARCH_SCOPE "limit $6) s where text ilike $2 limit $5) m"};
 // "sorted": $5 rows from $6. MATERIALIZED plans the match set on its own,
 // without the LIMIT that would tempt the planner into a walk.
 const db::Statement kSorted{
     "search.page_sorted",
     "with m as materialized (select segment_id, transcription_id, transcription_created_at, start_ms, end_ms, "
-    "speaker, text from search_segments " SCRIBE_SEARCH_SCOPE "and text ilike $2), "
+    "speaker, text from search_segments " SCRIBE_SEARCH_SCOPE SCRIBE_SEARCH_MATCH("$7") "), "
     "p as (select * from m order by " SCRIBE_SEARCH_ORDER " limit $5 offset $6) "
     "select " SCRIBE_HIT_COLUMNS " from p join transcriptions t on t.id = p.transcription_id "
     "order by p." SCRIBE_SEARCH_ORDER};
@@ -89,6 +117,29 @@ std::optional<std::string> array_literal(const std::optional<std::vector<int64_t
   return out + "}";
 }
 
+// `q` when it is two characters (code points) long: the bigram parameter.
+std::optional<std::string> bigram_of(const std::string& q) {
+  int chars = 0;
+  for (unsigned char c : q)
+    if ((c & 0xC0) != 0x80) ++chars;
+  if (chars != 2) return std::nullopt;
+  return q;
+}
+
+// The bigram parameter of the count and sorted statements: `q` when it is
+// two characters long and the probe did not find it in kSearchTotalCap rows
+// (then `common` is set, and the capped total is known).
+std::optional<std::string> bigram_for(pqxx::transaction_base& txn, const SearchQuery& query,
+                                      const std::string& pattern, const std::optional<std::string>& ids,
+                                      bool& common) {
+  auto bigram = bigram_of(query.q);
+  common = bigram && txn.exec_prepared1(kProbe.name, query.account_id, pattern, ids, query.transcription_id,
+                                        limits::kSearchTotalCap, kProbeRows)[0]
+                             .as<int64_t>() >= limits::kSearchTotalCap;
+  if (common) bigram.reset();
+  return bigram;
+}
+
 bool use_walk(const SearchQuery& query, int64_t total) {
   return total >= limits::kSearchTotalCap && !query.transcription_ids && !query.transcription_id;
 }
@@ -108,10 +159,13 @@ SearchPage run_search(pqxx::transaction_base& txn, const SearchQuery& query) {
   txn.exec_prepared(kCustomPlans.name);
   const std::string pattern = like_pattern(query.q);
   const auto ids = array_literal(query.transcription_ids);
+  bool probed_common = false;
+  const auto bigram = bigram_for(txn, query, pattern, ids, probed_common);
   SearchPage page;
-  page.total = txn.exec_prepared1(kCount.name, query.account_id, pattern, ids, query.transcription_id,
-                                  limits::kSearchTotalCap)[0]
-                   .as<int64_t>();
+  page.total = probed_common ? limits::kSearchTotalCap
+                             : txn.exec_prepared1(kCount.name, query.account_id, pattern, ids, query.transcription_id,
+                                                  limits::kSearchTotalCap, bigram)[0]
+                                   .as<int64_t>();
   if (page.total == 0 || (page.total < limits::kSearchTotalCap && query.offset >= page.total)) return page;
   // One hit more than the page says whether there are more, also beyond a
   // capped total.
@@ -136,7 +190,7 @@ SearchPage run_search(pqxx::transaction_base& txn, const SearchQuery& query) {
   }
   if (sorted) {
     for (const auto& r : txn.exec_prepared(kSorted.name, query.account_id, pattern, ids, query.transcription_id,
-                                           query.limit + 1, query.offset))
+                                           query.limit + 1, query.offset, bigram))
       page.hits.push_back(hit_of(r));
     page.has_more = page.hits.size() > static_cast<std::size_t>(query.limit);
     if (page.has_more) page.hits.pop_back();
@@ -149,6 +203,7 @@ SearchPlans explain_search(pqxx::transaction_base& txn, const SearchQuery& query
   const int64_t total = run_search(txn, query).total;  // also prepares the statements on the server
   txn.conn().prepare_now(kSorted.name);
   txn.conn().prepare_now(kWalk.name);
+  txn.conn().prepare_now(kProbe.name);
   const auto ids = array_literal(query.transcription_ids);
   const std::string common = std::to_string(query.account_id) + ", " + txn.quote(like_pattern(query.q)) + ", " +
                              (ids ? txn.quote(*ids) : "null") + ", " +
@@ -161,11 +216,16 @@ SearchPlans explain_search(pqxx::transaction_base& txn, const SearchQuery& query
     return text;
   };
   const int64_t wanted = static_cast<int64_t>(query.offset) + query.limit + 1;
-  return {plan(kCount.name, common + ", " + std::to_string(limits::kSearchTotalCap)),
+  bool probed_common = false;
+  const auto bigram = bigram_for(txn, query, like_pattern(query.q), ids, probed_common);
+  const std::string bigram_arg = bigram ? txn.quote(*bigram) : "null";
+  return {probed_common ? plan(kProbe.name, common + ", " + std::to_string(limits::kSearchTotalCap) + ", " +
+                                                std::to_string(kProbeRows))
+                        : plan(kCount.name, common + ", " + std::to_string(limits::kSearchTotalCap) + ", " + bigram_arg),
           use_walk(query, total)
               ? plan(kWalk.name, common + ", " + std::to_string(wanted + 1) + ", " + std::to_string(kWalkBudget))
               : plan(kSorted.name, common + ", " + std::to_string(query.limit + 1) + ", " +
-                                       std::to_string(query.offset))};
+                                       std::to_string(query.offset) + ", " + bigram_arg)};
 }
 
 Json hit_json(const SearchHit& h, const std::string& public_url) {

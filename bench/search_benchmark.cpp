@@ -209,6 +209,8 @@ int main() {
         {"absent 'zzyzx'", "zzyzx", 20, 0, std::nullopt},
         {"two chars common 'in'", "in", 20, 0, std::nullopt},
         {"two chars rare 'qu'", "qu", 20, 0, std::nullopt},
+        {"two chars 13% 'ng' (bigram index)", "ng", 20, 0, std::nullopt},
+        {"two chars 1.3% 'ck' (bigram index)", "ck", 20, 0, std::nullopt},
         {"'the' in 50 transcriptions", "the", 20, 0, some_ids},
         {"rare in 50 transcriptions", kRareWord, 20, 0, some_ids},
     };
