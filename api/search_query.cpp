@@ -127,8 +127,8 @@ std::optional<std::string> bigram_of(const std::string& q) {
 }
 
 // The bigram parameter of the count and sorted statements: `q` when it is
-// two characters long and the probe did not find it in kSearchTotalCap rows
-// (then `common` is set, and the capped total is known).
+// two characters long, unless the probe finds it kSearchTotalCap times in the
+// first kProbeRows rows (then `common` is set: the total is the cap).
 std::optional<std::string> bigram_for(pqxx::transaction_base& txn, const SearchQuery& query,
                                       const std::string& pattern, const std::optional<std::string>& ids,
                                       bool& common) {
