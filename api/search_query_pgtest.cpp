@@ -279,6 +279,74 @@ TEST_F(SearchTest, TotalIsCappedAndHasMoreStaysExact) {
   EXPECT_FALSE(page.has_more);
 }
 
+// A common substring within transcription_ids is walked transcription by
+// transcription (newest first) instead of sorted; pages must be exactly the
+// sorted ones, other accounts' ids must match nothing, and a walk that runs
+// out of budget must still find its page.
+TEST_F(SearchTest, CommonSubstringsWithinTranscriptionIdsPageInTheSpecsOrder) {
+  auto conn = connect();
+  const int64_t acc = account();
+  std::vector<int64_t> ids;
+  for (int t = 0; t < 3; ++t) {
+    ids.push_back(create(*conn, acc));
+    complete(*conn, ids.back(), {{"Seed.", 0}});
+  }
+  const int64_t foreign = create(*conn, account());
+  // Rows written directly, rolled back at the end (see TotalIsCapped...):
+  // 700 matching and 300 other rows in each transcription, interleaved.
+  pqxx::work txn(*conn);
+  for (int64_t id : ids)
+    txn.exec_params(
+        "insert into search_segments select -(($1::bigint) * 100000 + g), $1, $2, t.created_at, g * 10, g * 10 + 5, "
+        "null, case when g % 10 < 7 then 'the filler ' || g else 'other ' || g end "
+        "from transcriptions t, generate_series(1, 1000) g where t.id = $1",
+        id, acc);
+  const std::string wanted_ids = "{" + std::to_string(ids[0]) + "," + std::to_string(ids[2]) + "," +
+                                 std::to_string(foreign) + "}";
+  auto reference = [&](int limit, int offset) {
+    std::vector<int64_t> out;
+    for (const auto& r : txn.exec_params(
+             "select segment_id from search_segments where account_id = $1 and transcription_id = any($2::bigint[]) "
+             "and text ilike '%filler%' order by transcription_created_at desc, transcription_id desc, start_ms, "
+             "segment_id limit $3 offset $4",
+             acc, wanted_ids, limit, offset))
+      out.push_back(r[0].as<int64_t>());
+    return out;
+  };
+  SearchQuery query;
+  query.account_id = acc;
+  query.q = "FILLER";
+  query.transcription_ids = std::vector<int64_t>{ids[0], ids[2], foreign};
+  for (auto [limit, offset] : std::vector<std::pair<int, int>>{{20, 0}, {100, 650}, {100, 1000}, {50, 1370}}) {
+    query.limit = limit;
+    query.offset = offset;
+    SCOPED_TRACE("offset " + std::to_string(offset));
+    auto page = run_search(txn, query);
+    EXPECT_EQ(page.total, limits::kSearchTotalCap);
+    EXPECT_EQ(segment_ids(page), reference(limit, offset));
+    EXPECT_EQ(page.has_more, offset + limit < 1400);
+  }
+  auto plans = explain_search(txn, query, false);
+  // Streamed transcription by transcription: only the segments of one
+  // transcription are ever sorted, never all matches.
+  EXPECT_NE(plans.page.find("Presorted Key: transcriptions.created_at"), std::string::npos) << plans.page;
+  EXPECT_EQ(plans.page.find("Seq Scan on search_segments"), std::string::npos) << plans.page;
+  // Matches hidden behind 30,000 newer non-matching rows: the walk's budget
+  // runs out and the sorted path answers.
+  txn.exec_params("update search_segments set text = 'other' where transcription_id = $1 and text ilike '%filler%' "
+                  "and start_ms <= 3000",
+                  ids[2]);
+  txn.exec_params(
+      "insert into search_segments select -(($1::bigint) * 100000 + 50000 + g), $1, $2, t.created_at, -g, -g + 5, "
+      "null, 'nothing here' from transcriptions t, generate_series(1, 30000) g where t.id = $1",
+      ids[2], acc);
+  query.limit = 20;
+  query.offset = 0;
+  auto page = run_search(txn, query);
+  EXPECT_EQ(page.total, limits::kSearchTotalCap);
+  EXPECT_EQ(segment_ids(page), reference(20, 0));
+}
+
 TEST_F(SearchTest, TheTrigramIndexAnswersSubstringQueries) {
   auto conn = connect();
   const int64_t acc = account();
