@@ -123,7 +123,7 @@ int sweep_expired(pqxx::connection& conn, int64_t grace_seconds, int batch) {
   if (ids.empty()) return 0;
   std::error_code ec;
   for (const auto& id : ids)
-    if (id.rfind("tus/", 0) == 0) fs::remove(fs::path(staging_dir()) / "tus" / id.substr(4), ec);
+    if (id.rfind("tus/", 0) == 0) fs::remove(tus_staging_file(id.substr(4)), ec);
   // A presigned PUT streams into "<id>.<random>"; the handler removes its file
   // when it ends, so only a process killed mid-PUT leaves one behind.
   if (!presigned.empty()) {

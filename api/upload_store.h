@@ -34,6 +34,8 @@ void remove(pqxx::connection& conn, const std::string& id);
 // the object store root's staging/ (same file system, so completing an upload
 // is a rename). Created on first use.
 std::string staging_dir();
+// Where the bytes of the resumable upload tus/<short_id> accumulate.
+inline std::string tus_staging_file(const std::string& short_id) { return staging_dir() + "/tus/" + short_id; }
 // The object store key of a completed upload.
 inline std::string object_key(const std::string& id) { return "uploads/" + id; }
 

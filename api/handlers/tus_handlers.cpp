@@ -47,7 +47,6 @@ void release(const std::string& id) {
   g_patching.erase(id);
 }
 
-std::string staging_file(const std::string& short_id) { return uploads::staging_dir() + "/tus/" + short_id; }
 
 Response tus_response(int status) {
   Response r;
@@ -100,7 +99,7 @@ void set_offsets(Response& r, const uploads::Row& row, int64_t offset) {
 void complete(RequestContext& ctx, const uploads::Row& row) {
   if (!uploads::mark_completed(ctx.db(), row.id, row.declared_size)) return;
   try {
-    object_store().put_file(uploads::object_key(row.id), staging_file(short_id(row)));
+    object_store().put_file(uploads::object_key(row.id), uploads::tus_staging_file(short_id(row)));
   } catch (...) {
     uploads::mark_incomplete(ctx.db(), row.id);
     throw;
@@ -145,7 +144,7 @@ Response TusCreateHandler::handle(RequestContext& ctx) {
     row.declared_size = *length;
     row.resume_token_hash = crypto::sha256_hex(resume);
     row.expires_unix = uploads::unix_now() + limits::kResumableUploadTtlSeconds;
-    { std::ofstream(staging_file(id), std::ios::binary | std::ios::trunc); }
+    { std::ofstream(uploads::tus_staging_file(id), std::ios::binary | std::ios::trunc); }
     uploads::insert(ctx.db(), row);
     if (*length == 0) complete(ctx, row);
     Response r = tus_response(201);
@@ -196,7 +195,7 @@ StreamPlan TusPatchHandler::precheck(RequestContext& ctx) {
                     409);
     }
     // Bytes past the recorded offset (a crash between write and update) are dropped.
-    std::string file = staging_file(short_id(row));
+    std::string file = uploads::tus_staging_file(short_id(row));
     std::error_code ec;
     if (!fs::exists(file)) std::ofstream(file, std::ios::binary);
     fs::resize_file(file, static_cast<std::uintmax_t>(row.received_bytes), ec);
@@ -246,7 +245,7 @@ Response TusDeleteHandler::handle(RequestContext& ctx) {
     auto row = locate(ctx);
     uploads::remove(ctx.db(), row.id);
     std::error_code ec;
-    fs::remove(staging_file(short_id(row)), ec);
+    fs::remove(uploads::tus_staging_file(short_id(row)), ec);
     object_store().remove_prefix(uploads::object_key(row.id));
     return tus_response(204);
   });
