@@ -34,13 +34,20 @@ inline double env_double(const char* name, double fallback) {
   return v && *v ? std::stod(v) : fallback;
 }
 
-// "1,8,32" -> {1, 8, 32}
-inline std::vector<int> env_int_list(const char* name, const std::string& fallback) {
-  std::vector<int> out;
+// "a,b" -> {"a", "b"}
+inline std::vector<std::string> env_list(const char* name, const std::string& fallback) {
+  std::vector<std::string> out;
   std::stringstream ss(env_or(name, fallback));
   std::string item;
   while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(std::stoi(item));
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+// "1,8,32" -> {1, 8, 32}
+inline std::vector<int> env_int_list(const char* name, const std::string& fallback) {
+  std::vector<int> out;
+  for (const auto& item : env_list(name, fallback)) out.push_back(std::stoi(item));
   return out;
 }
 

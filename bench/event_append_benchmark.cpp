@@ -1,6 +1,14 @@
 // Event append throughput: N concurrent writers, each on its own connection and
 // its own streams, appending with an exact expected version (so the version
-// check in scribe_append runs) inside a pqxx::work that it then commits.
+// check runs), by one of two paths:
+//   grouped      EventStore::append_and_commit, the path of the commands that
+//                append on their own (quote, account and wallet commands,
+//                worker stages and outcomes): concurrent appends share a
+//                transaction written by a leader (eventstore/group_commit.cpp);
+//   transaction  EventStore::append inside a pqxx::work that the writer then
+//                commits, the path of commands that do more in the appending
+//                transaction (create and retry hold the account's lock,
+//                delete redacts, webhook commands queue on the key's lock).
 //
 //   SCRIBE_BENCH_DATABASE_URL   the database (migrated here first)      required
 //   SCRIBE_BENCH_SECONDS        measured seconds per configuration     default 5
@@ -10,6 +18,7 @@
 //   SCRIBE_BENCH_STREAM_EVENTS  events per stream before a writer moves
 //                               on to a fresh stream                   default 1000
 //   SCRIBE_BENCH_LABEL          free text copied into the JSON lines   default ""
+//   SCRIBE_BENCH_APPEND_PATHS   paths to measure                       default grouped,transaction
 //   (the former SCRIBE_BENCH_DISABLE_NOTIFY diagnostic is gone with the
 //    in-transaction NOTIFY trigger, see migrations/006_notify_after_commit.sql)
 //
@@ -45,6 +54,7 @@ struct WriterResult {
 struct Config {
   std::string url;
   std::string run_id;
+  std::string path;
   int writers;
   int batch;
   int stream_events;
@@ -65,7 +75,7 @@ void writer(const Config& cfg, int index, std::atomic<int>& ready, std::atomic<b
   ready.fetch_add(1);
   while (!go.load()) std::this_thread::yield();
 
-  const std::string prefix = "bench-" + cfg.run_id + "-n" + std::to_string(cfg.writers) + "-b" +
+  const std::string prefix = "bench-" + cfg.run_id + "-" + cfg.path + "-n" + std::to_string(cfg.writers) + "-b" +
                              std::to_string(cfg.batch) + "-w" + std::to_string(index) + "-s";
   int stream_no = 0;
   int64_t version = 0;
@@ -91,10 +101,15 @@ void writer(const Config& cfg, int index, std::atomic<int>& ready, std::atomic<b
         events.push_back(std::move(e));
       }
       try {
-        pqxx::work txn(*conn);
-        es::EventStore::append(txn, prefix + std::to_string(stream_no), es::ExpectedVersion::exact(version),
-                               std::move(events));
-        scribe::es::EventStore::commit(txn);
+        if (cfg.path == "grouped") {
+          es::EventStore::append_and_commit(
+              *conn, {{prefix + std::to_string(stream_no), es::ExpectedVersion::exact(version), std::move(events)}});
+        } else {
+          pqxx::work txn(*conn);
+          es::EventStore::append(txn, prefix + std::to_string(stream_no), es::ExpectedVersion::exact(version),
+                                 std::move(events));
+          scribe::es::EventStore::commit(txn);
+        }
       } catch (const es::ConcurrencyError&) {
         ++out.conflicts;  // cannot happen (own streams); counted to prove it
         continue;
@@ -162,6 +177,8 @@ int main() {
     const auto batches = scribe::bench::env_int_list("SCRIBE_BENCH_BATCHES", "1,100");
     const int stream_events = static_cast<int>(scribe::bench::env_double("SCRIBE_BENCH_STREAM_EVENTS", 1000));
     const std::string label = scribe::bench::env_or("SCRIBE_BENCH_LABEL", "");
+    const int leaders = static_cast<int>(scribe::bench::env_double("SCRIBE_BENCH_GROUP_LEADERS", 0));
+    if (leaders > 0) es::EventStore::set_group_commit_leaders(leaders);
     {
       auto conn = scribe::db::open_connection(url, false);
       scribe::migrator::migrate(*conn);
@@ -171,22 +188,32 @@ int main() {
 
     std::cout << "event append benchmark: " << measure_s << " s per configuration (+" << warmup_s
               << " s warm-up), exact expected version, one connection per writer, notify after commit\n\n";
-    std::cout << std::left << std::setw(9) << "writers" << std::setw(15) << "events/append" << std::right
+    std::cout << std::left << std::setw(13) << "path" << std::setw(9) << "writers" << std::setw(15) << "events/append" << std::right
               << std::setw(12) << "appends/s" << std::setw(12) << "events/s" << std::setw(10) << "p50 ms"
-              << std::setw(10) << "p99 ms" << std::setw(10) << "max ms"
+              << std::setw(10) << "p99 ms" << std::setw(10) << "max ms" << std::setw(14) << "appends/txn"
               << "\n";
     std::vector<std::string> json_lines;
+    for (const std::string& path : scribe::bench::env_list("SCRIBE_BENCH_APPEND_PATHS", "grouped,transaction"))
     for (int batch : batches) {
       for (int writers : writer_counts) {
-        Config cfg{url, run_id, writers, batch, std::max(stream_events, batch), warmup_s, measure_s};
+        Config cfg{url, run_id, path, writers, batch, std::max(stream_events, batch), warmup_s, measure_s};
+        auto before = es::EventStore::group_commit_stats();
         Row r = run_config(cfg);
-        std::cout << std::left << std::setw(9) << r.writers << std::setw(15) << r.batch << std::right << std::fixed
+        auto after = es::EventStore::group_commit_stats();
+        // Units per transaction over the whole configuration (warm-up too).
+        const double per_txn = path == "grouped" && after.batches > before.batches
+                                   ? static_cast<double>(after.units - before.units) /
+                                         static_cast<double>(after.batches - before.batches)
+                                   : 1.0;
+        std::cout << std::left << std::setw(13) << path << std::setw(9) << r.writers << std::setw(15) << r.batch << std::right << std::fixed
                   << std::setprecision(0) << std::setw(12) << r.appends_per_s << std::setw(12) << r.events_per_s
                   << std::setprecision(2) << std::setw(10) << r.p50 << std::setw(10) << r.p99 << std::setw(10) << r.max
-                  << std::endl;
+                  << std::setw(14) << per_txn << std::endl;
         scribe::Json j = {{"bench", "event_append"},
                           {"label", label},
                           {"notify", "after_commit"},
+                          {"path", path},
+                          {"appends_per_transaction", per_txn},
                           {"writers", r.writers},
                           {"events_per_append", r.batch},
                           {"seconds", r.seconds},

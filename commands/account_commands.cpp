@@ -37,16 +37,20 @@ std::vector<es::RecordedEvent> execute_on_account(
     pqxx::connection& conn, int64_t account_id,
     const std::function<std::vector<es::NewEvent>(const account::State&)>& decide, const Meta& meta) {
   for (int attempt = 1;; ++attempt) {
-    pqxx::work txn(conn);
-    account::State state = load_account(txn, account_id);
+    // Read, decide, then append at the version read: the append commits in a
+    // transaction shared with concurrent commands (group commit), and the
+    // expected version makes a decision on a stale read fail and start over.
+    account::State state;
+    {
+      pqxx::read_transaction txn(conn);
+      state = load_account(txn, account_id);
+    }
     auto events = decide(state);
     if (events.empty()) return {};
     for (auto& e : events) e.metadata = meta.to_json();
     try {
-      auto recorded = es::EventStore::append(txn, account::stream_id(account_id),
-                                             es::ExpectedVersion::exact(state.version), std::move(events));
-      es::EventStore::commit(txn);
-      return recorded;
+      return es::EventStore::append_and_commit(
+          conn, {{account::stream_id(account_id), es::ExpectedVersion::exact(state.version), std::move(events)}});
     } catch (const es::ConcurrencyError&) {
       if (attempt >= kMaxAttempts) throw Error("internal_error", "account is too busy; retry the request");
     }
@@ -62,9 +66,7 @@ int64_t open_account(pqxx::connection& conn, const std::string& email, plans::Ti
   int64_t id = next_id(conn, kNextAccountId);
   auto events = account::open(id, email, plan);
   for (auto& e : events) e.metadata = meta.to_json();
-  pqxx::work txn(conn);
-  es::EventStore::append(txn, account::stream_id(id), es::ExpectedVersion::no_stream(), std::move(events));
-  es::EventStore::commit(txn);
+  es::EventStore::append_and_commit(conn, {{account::stream_id(id), es::ExpectedVersion::no_stream(), std::move(events)}});
   return id;
 }
 

@@ -134,9 +134,8 @@ Priced quote(pqxx::connection& conn, const Caller& caller, const transcription::
   std::vector<es::NewEvent> events = {
       transcription::quoted(id, caller.account_id, caller.key_id, req, q.billed_seconds, q.charge, expires)};
   stamp(events, caller.meta);
-  pqxx::work txn(conn);
-  es::EventStore::append(txn, transcription::stream_id(id), es::ExpectedVersion::no_stream(), std::move(events));
-  es::EventStore::commit(txn);
+  es::EventStore::append_and_commit(conn,
+                                    {{transcription::stream_id(id), es::ExpectedVersion::no_stream(), std::move(events)}});
   Priced p = priced(id, *req.duration_seconds, q, acc.plan);
   p.expires_at = expires;
   return p;
@@ -260,11 +259,18 @@ bool finish_attempt(pqxx::connection& conn, int64_t transcription_id, int attemp
                     std::optional<double> measured_duration, const Meta& meta) {
   outcome.metadata = meta.to_json();
   for (int tries = 1;; ++tries) {
-    pqxx::work txn(conn);
+    // Read, decide, then append at the versions read (group commit; see
+    // execute_on_account): a settlement decided on a stale account fails its
+    // version check and is decided again, so a hold is settled exactly once.
     const std::string sid = transcription::stream_id(transcription_id);
-    auto tr = transcription::fold(es::EventStore::read_stream(txn, sid));
-    if (!tr.exists || tr.deleted || tr.attempt != attempt || tr.status != transcription::kProcessing) return false;
-    auto acc = load_account(txn, tr.account_id);
+    transcription::State tr;
+    account::State acc;
+    {
+      pqxx::read_transaction txn(conn);
+      tr = transcription::fold(es::EventStore::read_stream(txn, sid));
+      if (!tr.exists || tr.deleted || tr.attempt != attempt || tr.status != transcription::kProcessing) return false;
+      acc = load_account(txn, tr.account_id);
+    }
     const std::string hold = transcription::hold_id(transcription_id, attempt);
     money::Micros charge = tr.last_charge;
     if (measured_duration) charge = pricing::quote(*measured_duration, acc.plan).charge;
@@ -280,8 +286,7 @@ bool finish_attempt(pqxx::connection& conn, int64_t transcription_id, int attemp
     if (!settle.empty())
       appends.push_back({account::stream_id(tr.account_id), es::ExpectedVersion::exact(acc.version), settle});
     try {
-      es::EventStore::append(txn, appends);
-      es::EventStore::commit(txn);
+      es::EventStore::append_and_commit(conn, std::move(appends));
       return true;
     } catch (const es::ConcurrencyError&) {
       if (tries >= kMaxAttempts) throw;
@@ -314,16 +319,18 @@ bool fail_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt,
 bool record_stage(pqxx::connection& conn, int64_t transcription_id, int attempt, const std::string& stage,
                   const Meta& meta) {
   for (int tries = 1;; ++tries) {
-    pqxx::work txn(conn);
     const std::string sid = transcription::stream_id(transcription_id);
-    auto tr = transcription::fold(es::EventStore::read_stream(txn, sid));
+    transcription::State tr;
+    {
+      pqxx::read_transaction txn(conn);
+      tr = transcription::fold(es::EventStore::read_stream(txn, sid));
+    }
     auto event = transcription::stage_changed(tr, attempt, stage);
     if (!event) return false;
     if (tr.stage == stage) return true;
     event->metadata = meta.to_json();
     try {
-      es::EventStore::append(txn, {{sid, es::ExpectedVersion::exact(tr.version), {*event}}});
-      es::EventStore::commit(txn);
+      es::EventStore::append_and_commit(conn, {{sid, es::ExpectedVersion::exact(tr.version), {*event}}});
       return true;
     } catch (const es::ConcurrencyError&) {
       if (tries >= kMaxAttempts) throw;

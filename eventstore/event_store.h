@@ -26,6 +26,15 @@ struct StreamAppend {
 // how inline projections give read-your-writes.
 using InlineHook = std::function<void(pqxx::work&, const std::vector<RecordedEvent>&)>;
 
+// What group commit has done in this process (eventstore/group_commit.cpp).
+struct GroupCommitStats {
+  uint64_t batches = 0;    // transactions written by a leader
+  uint64_t units = 0;      // commands' appends written in them
+  uint64_t largest = 0;    // the most units one transaction carried
+  uint64_t isolated = 0;   // units written again alone after their batch failed
+  uint64_t queued = 0;     // appends waiting for a leader now
+};
+
 class EventStore {
  public:
   // Appends to one or more streams atomically inside `txn`, which must not
@@ -34,6 +43,23 @@ class EventStore {
   static std::vector<RecordedEvent> append(pqxx::work& txn, const std::vector<StreamAppend>& appends);
   static std::vector<RecordedEvent> append(pqxx::work& txn, const std::string& stream_id,
                                            ExpectedVersion expected, std::vector<NewEvent> events);
+
+  // Appends one command's streams atomically in a transaction of its own and
+  // commits it. Concurrent callers share transactions (group commit, see
+  // eventstore/group_commit.cpp): one of them, the leader, writes the queued
+  // appends of the others with its own connection, and every unit is checked
+  // against its expected versions on its own, so another command's conflict
+  // never fails this one. `conn` must have no open transaction, and the
+  // calling thread must hold no other transaction while it waits (a leader
+  // could need a lock that transaction holds). Throws
+  // ConcurrencyError when a stream is not at its expected version; the inline
+  // hook runs in the shared transaction, as it does for append().
+  static std::vector<RecordedEvent> append_and_commit(pqxx::connection& conn, std::vector<StreamAppend> unit);
+  static GroupCommitStats group_commit_stats();
+  // How many batches may be in flight at once per database (default 2; at
+  // least 1). More leaders keep more commits in one WAL flush; fewer make
+  // larger batches.
+  static void set_group_commit_leaders(int leaders);
 
   // Commits an appending transaction, then wakes subscribers (NOTIFY
   // scribe_events) outside it; see migrations/006_notify_after_commit.sql.
@@ -72,6 +98,13 @@ class EventStore {
 
  private:
   static std::vector<RecordedEvent> append_one(pqxx::work& txn, const StreamAppend& a);
+  // Writes units with scribe_append_batch inside `txn` and runs the inline
+  // hook on what was written. Sets conflicted[u] for a unit whose expected
+  // versions did not hold (it wrote nothing); returns each unit's events.
+  static std::vector<std::vector<RecordedEvent>> append_units(pqxx::work& txn,
+                                                             const std::vector<const std::vector<StreamAppend>*>& units,
+                                                             std::vector<bool>& conflicted);
+  friend class GroupCommitter;
   // The event appended from `e`, from the row an append function returned:
   // version, position, tx and recorded_at in columns first..first+3.
   static RecordedEvent appended_event(const pqxx::row& r, int first, std::string stream_id, const NewEvent& e);
