@@ -3,7 +3,8 @@
 #   1. pgbench, 32 clients each inserting one row per transaction into a plain table
 #      (the database's own commit rate on this machine), beside the 32-writer,
 #      single-event result of event_append_benchmark;
-#   2. event_append_benchmark (1/8/32 writers x 1/100 events per append);
+#   2. event_append_benchmark (grouped and own-transaction appends, 1/8/32 writers x 1/100
+#      events per append);
 #   3. projection_rebuild_benchmark (1,000,000 events);
 #   4. bench/http_me.sh (GET /api/v1/me under wrk).
 #
@@ -89,9 +90,11 @@ SQL
   section "event_append_benchmark"
   SCRIBE_BENCH_DATABASE_URL=$url "$build/event_append_benchmark" 2> >(grep -v '"migration applied"' >&2) |
     tee "$tmp/append.out"
-  row32=$(grep '^{"appends"' "$tmp/append.out" | grep '"events_per_append":1,' | grep -E '"writers":32[,}]' || true)
-  append32=$(sed -E 's/.*"appends_per_s":([0-9.]+).*/\1/' <<<"$row32" | awk '{printf "%.0f", $1}')
-  append32_p99=$(sed -E 's/.*"p99_ms":([0-9.]+).*/\1/' <<<"$row32" | awk '{printf "%.1f", $1}')
+  row32() { grep '^{"appends"' "$tmp/append.out" | grep '"events_per_append":1,' | grep -E '"writers":32[,}]' |
+    grep "\"path\":\"$1\"" || true; }
+  append32=$(row32 grouped | sed -E 's/.*"appends_per_s":([0-9.]+).*/\1/' | awk '{printf "%.0f", $1}')
+  append32_p99=$(row32 grouped | sed -E 's/.*"p99_ms":([0-9.]+).*/\1/' | awk '{printf "%.1f", $1}')
+  append32_tx=$(row32 transaction | sed -E 's/.*"appends_per_s":([0-9.]+).*/\1/' | awk '{printf "%.0f", $1}')
 
   if [ "$diag" = 1 ]; then
     section "diagnostics: where an append's time goes (32 writers, 1 event)"
@@ -124,10 +127,12 @@ SQL
   [ "$diag" = 1 ] && printf '%-58s %10s\n' "pgbench, select scribe_append_stream(...) (diagnostic)" "$pg_append tps"
   [ "$diag" = 1 ] && printf '%-58s %10s\n' "pgbench, same in BEGIN/COMMIT (diagnostic)" "$pg_append_tx tps"
   [ "$diag" = 1 ] && printf '%-58s %10s\n' "pgbench, plain INSERT again, after the diagnostics" "$pg_plain2 tps"
-  printf '%-58s %10s\n' "event_append_benchmark, 32 writers x 1 event (p99 ${append32_p99} ms)" "$append32 appends/s"
+  printf '%-58s %10s\n' "event_append_benchmark, 32 writers x 1 event, grouped (p99 ${append32_p99} ms)" "$append32 appends/s"
+  printf '%-58s %10s\n' "event_append_benchmark, 32 writers x 1 event, own transaction" "${append32_tx:-?} appends/s"
   ratio=$(awk -v a="$append32" -v p="$pg_plain" 'BEGIN {printf "%.0f", 100 * a / p}')
-  echo "32 x 1 appends / plain INSERT: $ratio% (target 70%)"
-  echo "{\"bench\":\"pgbench_compare\",\"pgbench_insert_tps\":$pg_plain,\"pgbench_insert_notify_tps\":${pg_notify:-null},\"pgbench_scribe_append_tps\":${pg_append:-null},\"pgbench_events_insert_tps\":${pg_raw:-null},\"pgbench_scribe_append_tx_tps\":${pg_append_tx:-null},\"append_32x1_appends_per_s\":$append32,\"append_vs_insert_percent\":$ratio}"
+  ratio_tx=$(awk -v a="${append32_tx:-0}" -v p="$pg_plain" 'BEGIN {printf "%.0f", 100 * a / p}')
+  echo "32 x 1 appends / plain INSERT: grouped $ratio% (target 70%), own transaction $ratio_tx%"
+  echo "{\"bench\":\"pgbench_compare\",\"pgbench_insert_tps\":$pg_plain,\"pgbench_insert_notify_tps\":${pg_notify:-null},\"pgbench_scribe_append_tps\":${pg_append:-null},\"pgbench_events_insert_tps\":${pg_raw:-null},\"pgbench_scribe_append_tx_tps\":${pg_append_tx:-null},\"append_32x1_appends_per_s\":$append32,\"append_vs_insert_percent\":$ratio,\"append_32x1_own_transaction_appends_per_s\":${append32_tx:-null},\"own_transaction_vs_insert_percent\":$ratio_tx}"
 fi
 
 if has rebuild; then

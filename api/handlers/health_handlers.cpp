@@ -44,6 +44,18 @@ Response MetricsHandler::handle(RequestContext& ctx) {
   out << "# HELP scribe_events_appended_total Events appended by this process.\n"
       << "# TYPE scribe_events_appended_total counter\n"
       << "scribe_events_appended_total " << es::EventStore::appended_total() << "\n";
+  const auto group = es::EventStore::group_commit_stats();
+  out << "# HELP scribe_append_group_transactions_total Group-commit transactions written by this process.\n"
+      << "# TYPE scribe_append_group_transactions_total counter\n"
+      << "scribe_append_group_transactions_total " << group.batches << "\n"
+      << "# HELP scribe_append_group_units_total Commands' appends written in them (units per transaction = "
+         "units / transactions).\n"
+      << "# TYPE scribe_append_group_units_total counter\n"
+      << "scribe_append_group_units_total " << group.units << "\n"
+      << "# HELP scribe_append_group_isolated_total Appends written again alone after their shared transaction "
+         "failed.\n"
+      << "# TYPE scribe_append_group_isolated_total counter\n"
+      << "scribe_append_group_isolated_total " << group.isolated << "\n";
   out << "# HELP scribe_projection_lag_events Events not yet applied, per asynchronous projection.\n"
       << "# TYPE scribe_projection_lag_events gauge\n";
   try {

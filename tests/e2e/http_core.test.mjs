@@ -195,6 +195,42 @@ test('/healthz, /readyz and /metrics', async () => {
   assert.match(metrics.body, /^scribe_projection_lag_events\{projection="wallet_ledger"\} \d+$/m);
 });
 
+test('quotes commit through group commit: concurrent quotes all land, /metrics counts the shared transactions', async () => {
+  // A server of its own: the quotes' link is on loopback (never fetched, the
+  // duration is given), and its counters start at zero.
+  const srv = await startServer({ extraEnv: { SCRIBE_ALLOW_PRIVATE_URLS: '1' } });
+  try {
+    const metric = (body, name) => {
+      const m = body.match(new RegExp(`^${name} (\\d+)$`, 'm'));
+      assert.ok(m, `${name} missing from /metrics`);
+      return Number(m[1]);
+    };
+    const { key } = newAccount();
+    const quotes = await Promise.all(Array.from({ length: 12 }, (_, i) => curl(`${srv.url}/api/v1/quotes`, {
+      method: 'POST', key,
+      body: { source: 'external_url', url: `http://127.0.0.1:9/group-${i}.mp3`, duration_seconds: 60 + i },
+    })));
+    const ids = new Set();
+    for (const q of quotes) {
+      assert.equal(q.status, 200, q.body);
+      ids.add(q.json.transcription_id);
+      // Read-your-writes: the inline projection ran in the shared transaction.
+      const got = await curl(`${srv.url}/api/v1/transcriptions/${q.json.transcription_id}`, { key });
+      assert.equal(got.status, 200, got.body);
+      assert.equal(got.json.status, 'quoted');
+    }
+    assert.equal(ids.size, 12);
+    const body = (await curl(`${srv.url}/metrics`)).body;
+    const units = metric(body, 'scribe_append_group_units_total');
+    const txns = metric(body, 'scribe_append_group_transactions_total');
+    assert.ok(units >= 12, `units ${units}`);
+    assert.ok(txns >= 1 && txns <= units, `transactions ${txns}, units ${units}`);
+    assert.equal(metric(body, 'scribe_append_group_isolated_total'), 0);
+  } finally {
+    await srv.stop();
+  }
+});
+
 test('GET /api/v1/pipelines lists only en with a band and fleurs_wer null', async () => {
   const { key } = newAccount();
   const res = await curl(`${server.url}/api/v1/pipelines`, { key });
