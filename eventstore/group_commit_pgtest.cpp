@@ -21,7 +21,7 @@ namespace {
 class GroupCommitTest : public testing::PgTest {
  protected:
   void TearDown() override {
-    EventStore::set_group_commit_leaders(2);
+    EventStore::set_group_commit_leaders(EventStore::kGroupCommitLeaders);
     projections::install_inline_hook();
   }
 };
