@@ -207,25 +207,28 @@ std::vector<RecordedEvent> EventStore::append(pqxx::work& txn, const std::string
   return append_one(txn, StreamAppend{stream_id, expected, std::move(events)});
 }
 
-std::vector<RecordedEvent> EventStore::append_one(pqxx::work& txn, const StreamAppend& a) {
+std::string EventStore::events_json(const std::vector<NewEvent>& events) {
   // The events array is written by hand: building a Json tree of copies of
   // every payload only to print it again cost more than the rest of the
   // client's side of an append.
-  std::string events = "[";
-  for (const auto& e : a.events) {
-    if (events.size() > 1) events += ',';
-    events += "{\"type\":";
-    events += Json(e.type).dump();
-    events += ",\"data\":";
-    events += e.data.dump();
-    events += ",\"metadata\":";
-    events += e.metadata.dump();
-    events += '}';
+  std::string out = "[";
+  for (const auto& e : events) {
+    if (out.size() > 1) out += ',';
+    out += "{\"type\":";
+    out += Json(e.type).dump();
+    out += ",\"data\":";
+    out += e.data.dump();
+    out += ",\"metadata\":";
+    out += e.metadata.dump();
+    out += '}';
   }
-  events += ']';
+  return out + "]";
+}
+
+std::vector<RecordedEvent> EventStore::append_one(pqxx::work& txn, const StreamAppend& a) {
   pqxx::result res;
   try {
-    res = txn.exec_prepared(kAppendStream.name, a.stream_id, a.expected.value, events);
+    res = txn.exec_prepared(kAppendStream.name, a.stream_id, a.expected.value, events_json(a.events));
   } catch (const pqxx::sql_error& err) {
     if (err.sqlstate() == "SC001") throw ConcurrencyError(err.what());
     throw;

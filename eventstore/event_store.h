@@ -28,7 +28,7 @@ using InlineHook = std::function<void(pqxx::work&, const std::vector<RecordedEve
 
 // What group commit has done in this process (eventstore/group_commit.cpp).
 struct GroupCommitStats {
-  uint64_t batches = 0;    // transactions written by a leader
+  uint64_t batches = 0;    // transactions a leader ran, committed or not
   uint64_t units = 0;      // commands' appends written in them
   uint64_t largest = 0;    // the most units one transaction carried
   uint64_t isolated = 0;   // units written again alone after their batch failed
@@ -101,6 +101,8 @@ class EventStore {
 
  private:
   static std::vector<RecordedEvent> append_one(pqxx::work& txn, const StreamAppend& a);
+  // The JSON array [{"type", "data", "metadata"}, ...] the append functions take.
+  static std::string events_json(const std::vector<NewEvent>& events);
   // Writes units with scribe_append_batch inside `txn` and runs the inline
   // hook on what was written. Sets conflicted[u] for a unit whose expected
   // versions did not hold (it wrote nothing); returns each unit's events.

@@ -71,21 +71,6 @@ void append_quoted(std::string& out, const std::string& s) {
   out += '"';
 }
 
-std::string events_json(const std::vector<NewEvent>& events) {
-  std::string out = "[";
-  for (const auto& e : events) {
-    if (out.size() > 1) out += ',';
-    out += "{\"type\":";
-    out += Json(e.type).dump();
-    out += ",\"data\":";
-    out += e.data.dump();
-    out += ",\"metadata\":";
-    out += e.metadata.dump();
-    out += '}';
-  }
-  return out + "]";
-}
-
 }  // namespace
 
 // The queue of one database's appends and the leaders writing it.
