@@ -249,19 +249,22 @@ std::vector<std::vector<RecordedEvent>> EventStore::append_units(
   conflicted.assign(units.size(), false);
   pqxx::result::size_type row = 0;
   for (; row < res.size() && !res[row][1].as<bool>(); ++row) conflicted.at(res[row][0].as<std::size_t>()) = true;
-  std::vector<std::vector<RecordedEvent>> out(units.size());
+  // Every event once, in order, for the inline hook; then moved to its unit.
   std::vector<RecordedEvent> all;
+  std::vector<std::size_t> unit_of;
   for (std::size_t u = 0; u < units.size(); ++u) {
     if (conflicted[u]) continue;
     for (const auto& a : *units[u])
       for (const auto& e : a.events) {
         if (row >= res.size() || res[row][0].as<std::size_t>() != u)
           throw std::logic_error("scribe_append_batch returned rows out of order");
-        out[u].push_back(appended_event(res[row++], 2, a.stream_id, e));
-        all.push_back(out[u].back());
+        all.push_back(appended_event(res[row++], 2, a.stream_id, e));
+        unit_of.push_back(u);
       }
   }
-  finish_append(txn, std::move(all));
+  all = finish_append(txn, std::move(all));
+  std::vector<std::vector<RecordedEvent>> out(units.size());
+  for (std::size_t i = 0; i < all.size(); ++i) out[unit_of[i]].push_back(std::move(all[i]));
   return out;
 }
 
