@@ -7,8 +7,13 @@
 // from another connection: the only leader allowed blocks on it inside its
 // batch, the next appends queue behind it, and releasing the lock lets one
 // leader take the whole queue at once.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "eventstore/event_store.h"
@@ -228,6 +233,66 @@ TEST_F(GroupCommitTest, ConcurrentWritersGetGaplessVersionsInGlobalOrder) {
       ASSERT_EQ(own.size(), static_cast<std::size_t>(kAppends / 4));
       for (std::size_t i = 0; i < own.size(); ++i) EXPECT_EQ(own[i].version, static_cast<int64_t>(i + 1));
     }
+}
+
+TEST_F(GroupCommitTest, SigkillWhileBatchesCommitLeavesEveryUnitWholeOrAbsent) {
+  // A child process runs 16 writers, each appending units of two streams (the
+  // shape of a settlement: the transcription's outcome and the account's
+  // settle) until it is killed with SIGKILL mid-flight. Every unit must then
+  // be in the log whole, in one transaction, or not at all, and every stream's
+  // versions must run without a gap.
+  constexpr int kWriters = 16;
+  const std::string prefix = unique("gc-kill");
+  const auto stream = [&](char side, int w) { return prefix + "-" + side + std::to_string(w); };
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::vector<std::thread> threads;
+    for (int w = 0; w < kWriters; ++w)
+      threads.emplace_back([&, w] {
+        try {
+          auto conn = connect();
+          for (int64_t v = 0; v < 100000; ++v)
+            EventStore::append_and_commit(*conn, {{stream('a', w), ExpectedVersion::exact(v), {ev("Outcome", int(v))}},
+                                                  {stream('b', w), ExpectedVersion::exact(v), {ev("Settled", int(v))}}});
+        } catch (...) {
+          ::_exit(3);
+        }
+      });
+    for (auto& t : threads) t.join();
+    ::_exit(0);
+  }
+
+  auto conn = connect();
+  const auto count = [&] {
+    pqxx::nontransaction txn(*conn);
+    return txn.exec_params1("select count(*) from events where stream_id like $1", prefix + "-%")[0].as<int64_t>();
+  };
+  for (int i = 0; i < 3000 && count() < 2000; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the writers stopped on their own (status " << status << ")";
+  ASSERT_GE(count(), 2000);
+
+  std::set<uint64_t> shared_txs;
+  std::map<uint64_t, std::set<int>> writers_of_tx;
+  for (int w = 0; w < kWriters; ++w) {
+    auto a = read_stream(*conn, stream('a', w));
+    auto b = read_stream(*conn, stream('b', w));
+    ASSERT_EQ(a.size(), b.size()) << "writer " << w << ": a unit was cut in two";
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(a[i].version, int64_t(i + 1));
+      EXPECT_EQ(b[i].version, int64_t(i + 1));
+      EXPECT_EQ(a[i].data.at("n"), b[i].data.at("n"));
+      EXPECT_EQ(a[i].global.tx, b[i].global.tx) << "a unit spans two transactions";
+      writers_of_tx[a[i].global.tx].insert(w);
+    }
+  }
+  // The kill fell on grouped transactions: some carried several writers' units.
+  std::size_t grouped = 0;
+  for (const auto& [tx, writers] : writers_of_tx) grouped += writers.size() > 1;
+  EXPECT_GT(grouped, 0u);
 }
 
 }  // namespace
