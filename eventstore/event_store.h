@@ -51,16 +51,15 @@ class EventStore {
   // against its expected versions on its own, so another command's conflict
   // never fails this one. `conn` must have no open transaction, and the
   // calling thread must hold no other transaction while it waits (a leader
-  // could need a lock that transaction holds). Throws
-  // ConcurrencyError when a stream is not at its expected version; the inline
-  // hook runs in the shared transaction, as it does for append(). A unit of
-  // many events commits alone at once (group_commit.cpp, kAloneFromEvents).
+  // could need a lock that transaction holds). Throws ConcurrencyError when a
+  // stream is not at its expected version; the inline hook runs in the shared
+  // transaction, as it does for append(). A unit of many events commits alone
+  // at once (group_commit.cpp, kAloneFromEvents).
   static std::vector<RecordedEvent> append_and_commit(pqxx::connection& conn, std::vector<StreamAppend> unit);
   static GroupCommitStats group_commit_stats();
-  // How many batches may be in flight at once per database (default
-  // kGroupCommitLeaders; at
-  // least 1). More leaders keep more commits in one WAL flush; fewer make
-  // larger batches.
+  // How many batches may be in flight at once per database (at least 1,
+  // default kGroupCommitLeaders). More leaders keep more commits in one WAL
+  // flush; fewer make larger batches.
   static void set_group_commit_leaders(int leaders);
   static constexpr int kGroupCommitLeaders = 3;
 
