@@ -1,11 +1,13 @@
 #include "pipeline/pocketsphinx_engine.h"
 
 #include <pocketsphinx.h>
+#include <sphinxbase/err.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -23,6 +25,11 @@ std::vector<std::string> split_args(const std::string& s) {
   return out;
 }
 
+std::mutex& lifecycle_mutex() {
+  static std::mutex mu;
+  return mu;
+}
+
 class PocketSphinxEngine final : public AsrEngine {
  public:
   explicit PocketSphinxEngine(const PocketSphinxOptions& o) {
@@ -36,11 +43,20 @@ class PocketSphinxEngine final : public AsrEngine {
                                " (Debian package pocketsphinx-en-us)");
     // Word times are only right with silence removal off: the front end would
     // otherwise drop frames and every later time would shift.
-    std::vector<std::string> args = {"-hmm", hmm, "-lm", lm, "-dict", dict, "-remove_silence", "no",
-                                     "-logfn", "/dev/null"};
+    std::vector<std::string> args = {"-hmm", hmm, "-lm", lm, "-dict", dict, "-remove_silence", "no"};
     args.insert(args.end(), o.extra_args.begin(), o.extra_args.end());
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
+    // sphinxbase keeps its log stream in one global. "-logfn /dev/null" made
+    // every ps_init open a new stream and fclose the one before it, which
+    // other threads' decoders were still writing to: the first job's two
+    // decoding threads, each making its decoder, corrupted the heap now and
+    // then (a segfault at thread exit in tcache_thread_shutdown). Logging is
+    // switched off once instead, and decoders are made and freed one at a
+    // time, since ps_init and ps_free are not documented as thread-safe.
+    static std::once_flag quiet;
+    std::call_once(quiet, [] { err_set_logfp(nullptr); });
+    std::lock_guard lock(lifecycle_mutex());
     config_ = cmd_ln_parse_r(nullptr, ps_args(), static_cast<int32>(argv.size()), argv.data(), TRUE);
     if (!config_) throw std::runtime_error("PocketSphinx rejected its arguments");
     decoder_ = ps_init(config_);
@@ -50,6 +66,7 @@ class PocketSphinxEngine final : public AsrEngine {
     }
   }
   ~PocketSphinxEngine() override {
+    std::lock_guard lock(lifecycle_mutex());
     ps_free(decoder_);
     cmd_ln_free_r(config_);
   }
