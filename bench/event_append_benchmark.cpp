@@ -31,6 +31,7 @@
 #include <iostream>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 #include "bench/bench_util.h"
 #include "common/db.h"
@@ -188,44 +189,47 @@ int main() {
 
     std::cout << "event append benchmark: " << measure_s << " s per configuration (+" << warmup_s
               << " s warm-up), exact expected version, one connection per writer, notify after commit\n\n";
-    std::cout << std::left << std::setw(13) << "path" << std::setw(9) << "writers" << std::setw(15) << "events/append" << std::right
+    std::cout << std::left << std::setw(13) << "path" << std::setw(9) << "writers" << std::setw(15) << "events/append"
+              << std::right
               << std::setw(12) << "appends/s" << std::setw(12) << "events/s" << std::setw(10) << "p50 ms"
               << std::setw(10) << "p99 ms" << std::setw(10) << "max ms" << std::setw(14) << "appends/txn"
               << "\n";
     std::vector<std::string> json_lines;
+    std::vector<std::tuple<std::string, int, int>> configs;  // path, events per append, writers
     for (const std::string& path : scribe::bench::env_list("SCRIBE_BENCH_APPEND_PATHS", "grouped,transaction"))
-    for (int batch : batches) {
-      for (int writers : writer_counts) {
-        Config cfg{url, run_id, path, writers, batch, std::max(stream_events, batch), warmup_s, measure_s};
-        auto before = es::EventStore::group_commit_stats();
-        Row r = run_config(cfg);
-        auto after = es::EventStore::group_commit_stats();
-        // Units per transaction over the whole configuration (warm-up too).
-        const double per_txn = path == "grouped" && after.batches > before.batches
-                                   ? static_cast<double>(after.units - before.units) /
-                                         static_cast<double>(after.batches - before.batches)
-                                   : 1.0;
-        std::cout << std::left << std::setw(13) << path << std::setw(9) << r.writers << std::setw(15) << r.batch << std::right << std::fixed
-                  << std::setprecision(0) << std::setw(12) << r.appends_per_s << std::setw(12) << r.events_per_s
-                  << std::setprecision(2) << std::setw(10) << r.p50 << std::setw(10) << r.p99 << std::setw(10) << r.max
-                  << std::setw(14) << per_txn << std::endl;
-        scribe::Json j = {{"bench", "event_append"},
-                          {"label", label},
-                          {"notify", "after_commit"},
-                          {"path", path},
-                          {"appends_per_transaction", per_txn},
-                          {"writers", r.writers},
-                          {"events_per_append", r.batch},
-                          {"seconds", r.seconds},
-                          {"appends", r.appends},
-                          {"appends_per_s", r.appends_per_s},
-                          {"events_per_s", r.events_per_s},
-                          {"p50_ms", r.p50},
-                          {"p99_ms", r.p99},
-                          {"max_ms", r.max},
-                          {"conflicts", r.conflicts}};
-        json_lines.push_back(j.dump());
-      }
+      for (int batch : batches)
+        for (int writers : writer_counts) configs.emplace_back(path, batch, writers);
+    for (const auto& [path, batch, writers] : configs) {
+      Config cfg{url, run_id, path, writers, batch, std::max(stream_events, batch), warmup_s, measure_s};
+      auto before = es::EventStore::group_commit_stats();
+      Row r = run_config(cfg);
+      auto after = es::EventStore::group_commit_stats();
+      // Units per transaction over the whole configuration (warm-up too).
+      const double per_txn = path == "grouped" && after.batches > before.batches
+                                 ? static_cast<double>(after.units - before.units) /
+                                       static_cast<double>(after.batches - before.batches)
+                                 : 1.0;
+      std::cout << std::left << std::setw(13) << path << std::setw(9) << r.writers << std::setw(15) << r.batch
+                << std::right << std::fixed
+                << std::setprecision(0) << std::setw(12) << r.appends_per_s << std::setw(12) << r.events_per_s
+                << std::setprecision(2) << std::setw(10) << r.p50 << std::setw(10) << r.p99 << std::setw(10) << r.max
+                << std::setw(14) << per_txn << std::endl;
+      scribe::Json j = {{"bench", "event_append"},
+                        {"label", label},
+                        {"notify", "after_commit"},
+                        {"path", path},
+                        {"appends_per_transaction", per_txn},
+                        {"writers", r.writers},
+                        {"events_per_append", r.batch},
+                        {"seconds", r.seconds},
+                        {"appends", r.appends},
+                        {"appends_per_s", r.appends_per_s},
+                        {"events_per_s", r.events_per_s},
+                        {"p50_ms", r.p50},
+                        {"p99_ms", r.p99},
+                        {"max_ms", r.max},
+                        {"conflicts", r.conflicts}};
+      json_lines.push_back(j.dump());
     }
     std::cout << "\n";
     for (const auto& l : json_lines) std::cout << l << "\n";
