@@ -269,6 +269,114 @@ void tuning(EnginePool& pool, const std::string& work) {
   std::cout << j.dump() << "\n";
 }
 
+// Real speech for tuning (SCRIBE_BENCH_PARTS=prompts): the Asterisk PBX
+// prompts of Debian's asterisk-core-sounds-en-g722 (one professional voice,
+// Allison Smith, 16 kHz G.722) with their texts from asterisk-core-sounds-en.
+// Decoder and voice-activity settings may be chosen on these; none of them is
+// LibriVox. Prompts whose text has marks other than words, single digits,
+// "*" and "#" (tones, numbers of several digits) are left out. Two groups:
+//   prompts  every prompt, decoded as it is;
+//   onsets   a short prompt (at most three words), a 0.2 s pause and a longer
+//            prompt, both cut to their speech, starting 0.2 s into a clip
+//            over pink noise 45 dB below full scale: a short phrase at the
+//            very start followed by a brief pause, which a detector that
+//            scores a frame on the second around it can miss.
+const char* kPromptDir = "/usr/share/asterisk/sounds/en_US_f_Allison";
+const char* kPromptTexts = "/usr/share/doc/asterisk-core-sounds-en/core-sounds-en.txt.gz";
+
+std::vector<std::pair<std::string, std::string>> prompt_list(const std::string& work) {
+  static const char* digits[] = {"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"};
+  const std::string texts = work + "/prompts.txt";
+  run("zcat " + std::string(kPromptTexts) + " > " + texts);
+  std::ifstream in(texts);
+  std::vector<std::pair<std::string, std::string>> out;
+  for (std::string l; std::getline(in, l);) {
+    const auto colon = l.find(": ");
+    if (l.empty() || l[0] == ';' || colon == std::string::npos) continue;
+    const std::string name = l.substr(0, colon), file = std::string(kPromptDir) + "/" + name + ".g722";
+    std::string text, spoken;
+    bool ok = fs::exists(file);
+    for (size_t i = colon + 2; ok && i < l.size(); ++i) {
+      const char c = l[i];
+      const bool digit = std::isdigit(static_cast<unsigned char>(c));
+      if (digit && i + 1 < l.size() && std::isdigit(static_cast<unsigned char>(l[i + 1]))) ok = false;
+      if (digit) spoken = digits[c - '0'];
+      else if (c == '*') spoken = "star";
+      else if (c == '#') spoken = "pound";
+      else if (c == '[' || c == '<' || c == '(' || c == '/' || c == '&' || c == '%' || c == '$' || c == '@') ok = false;
+      else spoken.clear();
+      text += spoken.empty() ? std::string(1, c) : " " + spoken + " ";
+    }
+    if (ok && !normalize(text).empty()) out.emplace_back(file, text);
+  }
+  return out;
+}
+
+void prompts(EnginePool& pool, const std::string& work) {
+  if (!fs::exists(kPromptDir) || !fs::exists(kPromptTexts)) {
+    std::cout << "Prompts: not installed (apt install asterisk-core-sounds-en-g722 asterisk-core-sounds-en)\n";
+    return;
+  }
+  const std::string dir = work + "/prompts";
+  fs::create_directories(dir);
+  struct Clip {
+    std::string file, ref, group;
+  };
+  std::vector<Clip> clips;
+  // SCRIBE_BENCH_PROMPT_STEP=k keeps every k-th prompt, for quick comparisons.
+  const auto all = prompt_list(work);
+  const size_t step = std::max<size_t>(1, size_t(scribe::bench::env_double("SCRIBE_BENCH_PROMPT_STEP", 1)));
+  std::vector<std::pair<std::string, std::string>> list;
+  for (size_t i = 0; i < all.size(); i += step) list.push_back(all[i]);
+  for (const auto& [file, text] : list) clips.push_back({file, text, "prompts"});
+  // Onset clips: each short prompt with the next prompt of 6 words or more.
+  size_t made = 0;
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (normalize(list[i].second).size() > 3) continue;
+    size_t j = (i + 1) % list.size();
+    while (normalize(list[j].second).size() < 6) j = (j + 1) % list.size();
+    const std::string base = dir + "/o" + std::to_string(made++);
+    const std::string trim = " silence 1 0.02 -40d reverse silence 1 0.02 -40d reverse";
+    run("ffmpeg -nostdin -y -loglevel error -i " + list[i].first + " -ar 16000 -ac 1 " + base + ".a0.wav");
+    run("ffmpeg -nostdin -y -loglevel error -i " + list[j].first + " -ar 16000 -ac 1 " + base + ".b0.wav");
+    run("sox " + base + ".a0.wav " + base + ".a.wav" + trim + " pad 0.2 0.2");
+    run("sox " + base + ".b0.wav " + base + ".b.wav" + trim + " pad 0 0.5");
+    run("sox " + base + ".a.wav " + base + ".b.wav " + base + ".s.wav");
+    run("sox -R -n -r 16000 -c 1 -b 16 " + base + ".n.wav synth $(soxi -D " + base + ".s.wav) pinknoise vol 0.0056");
+    run("sox -R -m " + base + ".s.wav " + base + ".n.wav " + base + ".wav");
+    clips.push_back({base + ".wav", list[i].second + " " + list[j].second, "onsets"});
+  }
+
+  std::map<std::string, std::pair<size_t, size_t>> by;  // group -> (errors, words)
+  double audio = 0, took = 0;
+  for (const auto& c : clips) {
+    auto t0 = Clock::now();
+    TranscribeResult r;
+    try {
+      r = transcribe_file(pool, c.file, work);
+    } catch (const JobFailure&) {
+      // No speech found: every reference word is an error.
+    }
+    took += scribe::bench::seconds_since(t0);
+    audio += r.duration_seconds;
+    auto rw = normalize(c.ref), hw = normalize(hypothesis_text(r));
+    const size_t e = edit_distance(rw, hw);
+    by[c.group].first += e;
+    by[c.group].second += rw.size();
+    if (std::getenv("SCRIBE_BENCH_VERBOSE") && e)
+      std::cout << "  " << c.file << " " << e << "/" << rw.size() << "\n    ref: " << c.ref
+                << "\n    hyp: " << hypothesis_text(r) << "\n";
+  }
+  std::cout << "Prompts (" << list.size() << " prompts, " << made << " onset clips, " << std::fixed << std::setprecision(0) << audio << " s)\n";
+  Json j{{"bench", "asr"}, {"part", "prompts"}, {"rtf", took / std::max(audio, 1e-9)}};
+  for (const auto& [g, ew] : by) {
+    const double wer = 100.0 * ew.first / std::max<size_t>(1, ew.second);
+    std::cout << "  " << g << ": WER " << std::setprecision(1) << wer << "% (" << ew.first << "/" << ew.second << ")\n";
+    j[g] = wer;
+  }
+  std::cout << j.dump() << "\n";
+}
+
 struct Turn {
   int speaker;
   std::string text;
@@ -438,6 +546,7 @@ int main(int argc, char** argv) {
   auto want = [&](const char* p) { return parts.find(p) != std::string::npos; };
   try {
     if (want("tuning")) tuning(pool, work);
+    if (want("prompts")) prompts(pool, work);
     if (want("librivox")) librivox(pool, work);
     std::string dialogue_file;
     std::vector<Turn> turns;

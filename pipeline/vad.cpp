@@ -299,6 +299,50 @@ void fill_short_runs(std::vector<uint8_t>& flags, uint8_t value, size_t frames, 
   }
 }
 
+// Neighbouring phrases. The model scores a frame on the second around it,
+// and some real voices (steady read speech, whose pitch holds still like a
+// played note) score below zero for a whole phrase although it stands far
+// above the noise floor: only bursts shorter than min_speech_seconds pass, and
+// a short phrase just before or after a clear one was dropped whole. A
+// recognizer copes with a little extra sound around speech but never recovers
+// a dropped word. So each run of speech that survived the smoothing takes in
+// the sound next to it that stays clearly above the noise floor
+// (kGrowOverFloorDb) and is not much quieter than the run itself
+// (kGrowBelowRunDb), across quiet gaps shorter than `gap` frames, up to
+// `reach` frames from the run's edge.
+constexpr float kGrowOverFloorDb = 10.0f;
+constexpr float kGrowBelowRunDb = 30.0f;  // and at most this far below the run's loudest frame
+constexpr double kGrowSeconds = 1.0;
+
+void take_in_neighbours(std::vector<uint8_t>& flags, const std::vector<float>& energy, const std::vector<float>& over,
+                        size_t reach, size_t gap) {
+  const std::vector<uint8_t> runs = flags;
+  const int64_t n = int64_t(flags.size());
+  for (int64_t i = 0; i < n;) {
+    if (!runs[size_t(i)]) {
+      ++i;
+      continue;
+    }
+    int64_t j = i;
+    float loudest = -1e9f;
+    for (; j < n && runs[size_t(j)]; ++j) loudest = std::max(loudest, energy[size_t(j)]);
+    const auto loud = [&](int64_t k) {
+      return over[size_t(k)] > kGrowOverFloorDb && energy[size_t(k)] > loudest - kGrowBelowRunDb;
+    };
+    // Outwards from the run's first frame (i) and last frame (j - 1).
+    for (const auto& [edge, dir] : {std::pair{i, int64_t(-1)}, std::pair{j - 1, int64_t(1)}}) {
+      int64_t last_loud = edge;
+      for (int64_t k = edge + dir; k >= 0 && k < n && std::llabs(k - edge) <= int64_t(reach) && !runs[size_t(k)];
+           k += dir) {
+        if (loud(k)) last_loud = k;
+        else if (std::llabs(k - last_loud) > int64_t(gap)) break;
+      }
+      for (int64_t k = std::min(edge, last_loud); k <= std::max(edge, last_loud); ++k) flags[size_t(k)] = 1;
+    }
+    i = j;
+  }
+}
+
 }  // namespace
 
 struct VoiceActivityDetector::Impl {
@@ -375,6 +419,7 @@ std::vector<uint8_t> VoiceActivityDetector::finish() {
   const auto frames = [](double seconds) { return size_t(std::max(0.0, std::round(seconds / kFrameSeconds))); };
   fill_short_runs(flags, 0, frames(options_.min_silence_seconds), false);
   fill_short_runs(flags, 1, frames(options_.min_speech_seconds), true);
+  take_in_neighbours(flags, energy, over, frames(kGrowSeconds), frames(options_.min_silence_seconds));
   // Hangover: speech goes on a while after the last voiced frame, which keeps
   // soft word endings.
   const size_t hang = frames(options_.hangover_seconds);

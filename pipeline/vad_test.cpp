@@ -111,6 +111,31 @@ TEST_F(VadTest, ChunkSizeDoesNotMatter) {
   EXPECT_GT(speech_share(whole), 0.3);
 }
 
+// A steady buzz scores like a held note, as steady read speech sometimes does.
+// Right before a sentence, across a pause shorter than min_silence_seconds, it
+// is taken into the sentence's run (a phrase is not dropped for sounding
+// steady); a second away, across a longer pause, it stays out.
+TEST_F(VadTest, LoudSoundJustBeforeSpeechJoinsItsRun) {
+  sh("flite -voice awb -t 'Rice is often served in round bowls.' -o n.wav");
+  sh("sox n.wav -r 16000 -c 1 -b 16 ns.wav silence 1 0.01 0.5% reverse silence 1 0.01 0.5% reverse");
+  sh("sox -R -n -r 16000 -c 1 -b 16 buzz.wav synth 0.6 sawtooth 140 lowpass 2500 vol 0.25");
+  sh("sox -R -n -r 16000 -c 1 -b 16 lead.wav trim 0 0.3");
+  sh("sox -R -n -r 16000 -c 1 -b 16 short.wav trim 0 0.15");
+  sh("sox -R -n -r 16000 -c 1 -b 16 long.wav trim 0 1.0");
+  sh("sox lead.wav buzz.wav short.wav ns.wav lead.wav near.wav");
+  sh("sox lead.wav buzz.wav long.wav ns.wav lead.wav far.wav");
+  const auto buzz_share = [&](const std::string& file) {
+    const auto flags = detect(load(file));
+    // The buzz is frames 30-90; its first and last 10 frames are left out.
+    return speech_share({flags.begin() + 40, flags.begin() + 80});
+  };
+  EXPECT_GT(buzz_share("near.wav"), 0.95);
+  EXPECT_LT(buzz_share("far.wav"), 0.05);
+  // Alone, the buzz is not speech.
+  sh("sox lead.wav buzz.wav lead.wav alone.wav");
+  EXPECT_LT(speech_share(detect(load("alone.wav"))), 0.05);
+}
+
 TEST(Vad, EmptyAndSilentInput) {
   VoiceActivityDetector empty;
   EXPECT_TRUE(empty.finish().empty());
