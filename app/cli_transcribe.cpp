@@ -32,7 +32,7 @@ int transcribe(int argc, char** argv) {
       std::cout << "[" << s.start << "-" << s.end << "] "
                 << (s.speaker ? pipeline::speaker_label(*s.speaker) : std::string("Unknown")) << ": " << s.text << "\n";
     std::cerr << r.duration_seconds << " s, " << r.pieces << " pieces, " << r.speech_seconds << " s of speech, "
-              << r.speakers << " speakers\n";
+              << r.speakers << " speakers, frequency warp " << r.voice.frequency_warp << "\n";
     return 0;
   }
   pipeline::TranscriptArtifact a;

@@ -17,12 +17,19 @@ struct Recognition {
   std::optional<std::string> language;     // what the engine detected, if it says
 };
 
+// What an engine learned about a recording's voice from a sample of its
+// speech (AsrEngineFactory::adapt), handed back with each of its pieces.
+struct VoiceAdaptation {
+  double frequency_warp = 1.0;  // vocal tract length normalization; 1 = none
+};
+
 class AsrEngine {
  public:
   virtual ~AsrEngine() = default;
   // Recognizes one piece of 16 kHz mono audio, decoded whole. `language` is
   // the requested code or "auto". Throws std::runtime_error on engine failure.
-  virtual Recognition recognize(const int16_t* pcm, size_t count, const std::string& language) = 0;
+  virtual Recognition recognize(const int16_t* pcm, size_t count, const std::string& language,
+                                const VoiceAdaptation& voice) = 0;
 };
 
 class AsrEngineFactory {
@@ -35,6 +42,9 @@ class AsrEngineFactory {
   virtual std::vector<std::string> languages() const = 0;
   // Whether it produces word timestamps.
   virtual bool word_timestamps() const { return true; }
+  // Studies a sample of one recording's speech before its pieces are
+  // decoded; engines that do not adapt return the identity. Thread-safe.
+  virtual VoiceAdaptation adapt(const std::vector<int16_t>& /*speech*/) const { return {}; }
 };
 
 }  // namespace scribe::pipeline

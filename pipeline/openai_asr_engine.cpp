@@ -184,7 +184,8 @@ class OpenAiAsrEngine : public AsrEngine {
   OpenAiAsrEngine(const OpenAiAsrOptions& options, std::string url, std::shared_ptr<const HttpClient> client)
       : options_(options), url_(std::move(url)), client_(std::move(client)) {}
 
-  Recognition recognize(const int16_t* pcm, size_t count, const std::string& language) override {
+  Recognition recognize(const int16_t* pcm, size_t count, const std::string& language,
+                        const VoiceAdaptation&) override {
     if (count == 0) return {};  // servers reject empty files; there is nothing to hear
     std::vector<MultipartField> fields{
         {"file", encode_wav(pcm, count), "piece.wav", "audio/wav"},

@@ -243,7 +243,7 @@ TEST(OpenAiAsr, LinkLocalServerIsRefused) {
   o.base_url = "http://169.254.169.254";
   OpenAiAsrEngineFactory factory(o);
   const int16_t pcm[160] = {};
-  EXPECT_THROW(factory.make()->recognize(pcm, 160, "auto"), std::runtime_error);
+  EXPECT_THROW(factory.make()->recognize(pcm, 160, "auto", {}), std::runtime_error);
 }
 
 // A one-request HTTP server on 127.0.0.1 (a thread with a plain POSIX accept
@@ -332,7 +332,7 @@ TEST(OpenAiAsr, EndToEndAgainstLoopbackServer) {
   OpenAiAsrEngineFactory factory(o);
   EXPECT_EQ(factory.parallelism(), 2);
   std::vector<int16_t> pcm(16000, 7);
-  Recognition r = factory.make()->recognize(pcm.data(), pcm.size(), "en");
+  Recognition r = factory.make()->recognize(pcm.data(), pcm.size(), "en", {});
 
   const std::string& req = server.request();
   EXPECT_EQ(req.rfind("POST /v1/audio/transcriptions HTTP/1.1\r\n", 0), 0u) << req.substr(0, 80);
@@ -368,7 +368,7 @@ TEST(OpenAiAsr, ServerErrorCarriesStatusAndExcerpt) {
   OpenAiAsrEngineFactory factory(o);
   const int16_t pcm[1600] = {};
   try {
-    factory.make()->recognize(pcm, 1600, "auto");
+    factory.make()->recognize(pcm, 1600, "auto", {});
     FAIL() << "expected an error";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("503"), std::string::npos) << e.what();

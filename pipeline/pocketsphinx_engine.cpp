@@ -1,5 +1,7 @@
 #include "pipeline/pocketsphinx_engine.h"
 
+#include <spdlog/spdlog.h>
+
 #include <pocketsphinx.h>
 #include <sphinxbase/err.h>
 
@@ -10,7 +12,10 @@
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
+#include <map>
 #include <thread>
+
+#include "pipeline/frequency_warp.h"
 
 namespace scribe::pipeline {
 namespace {
@@ -25,14 +30,9 @@ std::vector<std::string> split_args(const std::string& s) {
   return out;
 }
 
-std::mutex& lifecycle_mutex() {
-  static std::mutex mu;
-  return mu;
-}
-
 class PocketSphinxEngine final : public AsrEngine {
  public:
-  explicit PocketSphinxEngine(const PocketSphinxOptions& o) {
+  explicit PocketSphinxEngine(const PocketSphinxOptions& o) : options_(o) {
     namespace fs = std::filesystem;
     const fs::path dir = o.model_dir;
     const std::string hmm = (dir / "en-us").string();
@@ -52,11 +52,8 @@ class PocketSphinxEngine final : public AsrEngine {
     // other threads' decoders were still writing to: the first job's two
     // decoding threads, each making its decoder, corrupted the heap now and
     // then (a segfault at thread exit in tcache_thread_shutdown). Logging is
-    // switched off once instead, and decoders are made and freed one at a
-    // time, since ps_init and ps_free are not documented as thread-safe.
-    static std::once_flag quiet;
-    std::call_once(quiet, [] { err_set_logfp(nullptr); });
-    std::lock_guard lock(lifecycle_mutex());
+    // switched off once instead (sphinx_setup_lock).
+    auto lock = sphinx_setup_lock();
     config_ = cmd_ln_parse_r(nullptr, ps_args(), static_cast<int32>(argv.size()), argv.data(), TRUE);
     if (!config_) throw std::runtime_error("PocketSphinx rejected its arguments");
     decoder_ = ps_init(config_);
@@ -66,14 +63,15 @@ class PocketSphinxEngine final : public AsrEngine {
     }
   }
   ~PocketSphinxEngine() override {
-    std::lock_guard lock(lifecycle_mutex());
+    front_ends_.clear();
+    auto lock = sphinx_setup_lock();
     ps_free(decoder_);
     cmd_ln_free_r(config_);
   }
   PocketSphinxEngine(const PocketSphinxEngine&) = delete;
   PocketSphinxEngine& operator=(const PocketSphinxEngine&) = delete;
 
-  Recognition recognize(const int16_t* pcm, size_t count, const std::string&) override {
+  Recognition recognize(const int16_t* pcm, size_t count, const std::string&, const VoiceAdaptation& voice) override {
     Recognition out;
     out.language = "en";
     if (count == 0) return out;
@@ -84,7 +82,20 @@ class PocketSphinxEngine final : public AsrEngine {
     if (ps_start_stream(decoder_) < 0) throw std::runtime_error("PocketSphinx could not start a stream");
     if (ps_start_utt(decoder_) < 0) throw std::runtime_error("PocketSphinx could not start an utterance");
     // full_utt: the piece is decoded as one utterance (batch CMN over it).
-    if (ps_process_raw(decoder_, pcm, count, FALSE, TRUE) < 0) {
+    // A warped voice goes through a front end of its own with the same
+    // settings and the warp, and the decoder takes its cepstra.
+    int processed = 0;
+    if (voice.frequency_warp == 1.0) {
+      processed = ps_process_raw(decoder_, pcm, count, FALSE, TRUE);
+    } else {
+      auto& fe = front_ends_[voice.frequency_warp];
+      if (!fe) fe = make_front_end(options_, voice.frequency_warp);
+      Cepstra cep = cepstra(fe.get(), pcm, count);
+      std::vector<mfcc_t*> rows(cep.frames());
+      for (size_t t = 0; t < rows.size(); ++t) rows[t] = cep.data.data() + t * size_t(cep.width);
+      processed = rows.empty() ? 0 : ps_process_cep(decoder_, rows.data(), int(rows.size()), FALSE, TRUE);
+    }
+    if (processed < 0) {
       ps_end_utt(decoder_);
       throw std::runtime_error("PocketSphinx failed to process audio");
     }
@@ -105,8 +116,10 @@ class PocketSphinxEngine final : public AsrEngine {
   }
 
  private:
+  PocketSphinxOptions options_;
   cmd_ln_t* config_ = nullptr;
   ps_decoder_t* decoder_ = nullptr;
+  std::map<double, FrontEnd> front_ends_;  // by warp, made when first needed
 };
 
 }  // namespace
@@ -116,7 +129,28 @@ PocketSphinxOptions PocketSphinxOptions::from_env() {
   if (const char* v = std::getenv("SCRIBE_POCKETSPHINX_MODEL_DIR"); v && *v) o.model_dir = v;
   if (const char* v = std::getenv("SCRIBE_ASR_THREADS"); v && *v) o.parallelism = std::atoi(v);
   if (const char* v = std::getenv("SCRIBE_POCKETSPHINX_ARGS"); v && *v) o.extra_args = split_args(v);
+  if (const char* v = std::getenv("SCRIBE_POCKETSPHINX_VTLN"); v && *v) o.vtln = std::string(v) != "0";
   return o;
+}
+
+std::unique_lock<std::mutex> sphinx_setup_lock() {
+  static std::once_flag quiet;
+  std::call_once(quiet, [] { err_set_logfp(nullptr); });
+  static std::mutex mu;
+  return std::unique_lock(mu);
+}
+
+VoiceAdaptation PocketSphinxFactory::adapt(const std::vector<int16_t>& speech) const {
+  if (!options_.vtln) return {};
+  std::call_once(chooser_once_, [&] {
+    try {
+      chooser_ = std::make_shared<const WarpChooser>(options_);
+    } catch (const std::exception& e) {
+      spdlog::warn("vocal tract length normalization is off: {}", e.what());
+    }
+  });
+  if (!chooser_) return {};
+  return {chooser_->choose(speech)};
 }
 
 PocketSphinxFactory::PocketSphinxFactory(PocketSphinxOptions options) : options_(std::move(options)) {}

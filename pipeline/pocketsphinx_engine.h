@@ -1,4 +1,6 @@
 #pragma once
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,9 @@ struct PocketSphinxOptions {
   // Extra decoder arguments as "-name value" pairs (SCRIBE_POCKETSPHINX_ARGS,
   // space separated), for operators and the tuning benchmark.
   std::vector<std::string> extra_args;
+  // Vocal tract length normalization per recording (frequency_warp.h);
+  // SCRIBE_POCKETSPHINX_VTLN=0 turns it off.
+  bool vtln = true;
 
   static PocketSphinxOptions from_env();
 };
@@ -25,10 +30,20 @@ class PocketSphinxFactory final : public AsrEngineFactory {
   int parallelism() const override;
   std::vector<std::string> languages() const override { return {"en"}; }
   const PocketSphinxOptions& options() const { return options_; }
+  // The frequency warp that fits `speech` best (1 with vtln off, for samples
+  // too short to judge, or when the model's Gaussians cannot be read).
+  VoiceAdaptation adapt(const std::vector<int16_t>& speech) const override;
 
  private:
   PocketSphinxOptions options_;
+  mutable std::once_flag chooser_once_;
+  mutable std::shared_ptr<const class WarpChooser> chooser_;
 };
+
+// sphinxbase keeps global state (its one log stream), and making or freeing
+// its objects is not documented as thread-safe: they are made and freed
+// under this lock, which also switches sphinxbase's logging off first.
+std::unique_lock<std::mutex> sphinx_setup_lock();
 
 // The recognizer's word spellings to display words: "(2)" pronunciation
 // variants stripped; fillers and silences (<s>, <sil>, [NOISE], ++UM++) give

@@ -32,7 +32,7 @@ TEST(PocketSphinxEngine, DecodersMadeUsedAndFreedConcurrentlyAreIndependent) {
         for (int r = 0; r < kRounds; ++r) {
           auto engine = factory.make();
           std::string words;
-          for (const auto& w : engine->recognize(pcm.data(), pcm.size(), "en").words) words += w.text + " ";
+          for (const auto& w : engine->recognize(pcm.data(), pcm.size(), "en", {}).words) words += w.text + " ";
           if (r == 0) first[t] = words;
           else if (words != first[t]) errors[t] = "round " + std::to_string(r) + " heard \"" + words + "\", not \"" + first[t] + "\"";
         }

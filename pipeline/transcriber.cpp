@@ -71,7 +71,8 @@ void enter(const StageCallback& on_stage, const std::atomic<bool>& cancelled, co
 // Recognizes every piece on the engine's parallelism, in piece order.
 std::vector<RecognizedWord> recognize_pieces(EnginePool& engines, const PcmSource& pcm,
                                              const std::vector<SpeechPiece>& pieces, const std::string& language,
-                                             const std::atomic<bool>& cancelled, std::string& detected) {
+                                             const VoiceAdaptation& voice, const std::atomic<bool>& cancelled,
+                                             std::string& detected) {
   std::vector<Recognition> results(pieces.size());
   std::atomic<size_t> next{0};
   std::mutex err_mu;
@@ -84,7 +85,7 @@ std::vector<RecognizedWord> recognize_pieces(EnginePool& engines, const PcmSourc
         if (cancelled.load()) break;
         const auto& p = pieces[i];
         auto audio = pcm.read(p.start_sample, p.end_sample - p.start_sample);
-        results[i] = engine->recognize(audio.data(), audio.size(), language);
+        results[i] = engine->recognize(audio.data(), audio.size(), language, voice);
         for (auto& w : results[i].words) {
           w.start += p.start_seconds();
           w.end += p.start_seconds();
@@ -115,6 +116,26 @@ std::vector<RecognizedWord> recognize_pieces(EnginePool& engines, const PcmSourc
   for (const auto& [lang, n] : votes)
     if (detected.empty() || n > votes[detected]) detected = lang;
   return words;
+}
+
+// The speech the engine studies before decoding (AsrEngineFactory::adapt):
+// at most kAdaptSampleSeconds, from pieces spread over the whole recording
+// so that a voice heard only later still counts.
+constexpr double kAdaptSampleSeconds = 30.0;
+
+std::vector<int16_t> adaptation_sample(const PcmSource& pcm, const std::vector<SpeechPiece>& pieces) {
+  int64_t total = 0;
+  for (const auto& p : pieces) total += p.end_sample - p.start_sample;
+  const auto budget = static_cast<int64_t>(kAdaptSampleSeconds * kSampleRate);
+  const size_t stride = static_cast<size_t>(std::max<int64_t>(1, (total + budget - 1) / std::max<int64_t>(1, budget)));
+  std::vector<int16_t> sample;
+  for (size_t i = 0; i < pieces.size() && static_cast<int64_t>(sample.size()) < budget; i += stride) {
+    const auto& p = pieces[i];
+    const int64_t take = std::min(p.end_sample - p.start_sample, budget - static_cast<int64_t>(sample.size()));
+    auto audio = pcm.read(p.start_sample, take);
+    sample.insert(sample.end(), audio.begin(), audio.end());
+  }
+  return sample;
 }
 
 }  // namespace
@@ -166,8 +187,9 @@ TranscribeResult transcribe(EnginePool& engines, const TranscribeRequest& req, c
   if (pieces.empty()) throw JobFailure("no_speech", "no speech was found in the recording");
 
   enter(on_stage, cancelled, "transcribing");
+  out.voice = engines.factory().adapt(adaptation_sample(pcm, pieces));
   std::string detected;
-  auto words = recognize_pieces(engines, pcm, pieces, req.language, cancelled, detected);
+  auto words = recognize_pieces(engines, pcm, pieces, req.language, out.voice, cancelled, detected);
   if (words.empty()) throw JobFailure("no_speech", "no words were recognized in the recording");
   out.language = detected.empty() ? (req.language == "auto" ? "en" : req.language) : detected;
 

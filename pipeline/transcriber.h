@@ -66,6 +66,7 @@ struct TranscribeResult {
   std::vector<Sentence> sentences;
   size_t pieces = 0;
   double speech_seconds = 0;
+  VoiceAdaptation voice;  // what the engine chose for this recording
 };
 
 // Called when the pipeline enters a stage ("decoding", "transcribing",

@@ -1,0 +1,84 @@
+// Vocal tract length normalization: the warp chooser follows a voice's
+// spectrum, and a decoder fed through the warped front end decodes as the
+// decoder's own front end does.
+#include "pipeline/frequency_warp.h"
+
+#include <gtest/gtest.h>
+
+#include "pipeline/audio_decoder.h"
+#include "tests/media_scratch.h"
+
+namespace scribe::pipeline {
+namespace {
+
+class FrequencyWarpTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    scratch_ = std::make_unique<testing::MediaScratch>("scribe_warp_test");
+    // A male flite voice, and the same recording with every frequency raised
+    // by 18% (played faster: pitch and formants move together, as from a
+    // shorter vocal tract).
+    ASSERT_TRUE(scratch_->sh("flite -voice rms -t 'The salt breeze came across from the sea, and the boats "
+                             "rocked slowly in the harbour.' -o raw.wav"));
+    ASSERT_TRUE(scratch_->sh("sox raw.wav -r 16000 -c 1 -b 16 male.wav"));
+    ASSERT_TRUE(scratch_->sh("sox raw.wav -r 16000 -c 1 -b 16 raised.wav speed 1.18"));
+  }
+  static void TearDownTestSuite() { scratch_.reset(); }
+
+  static std::vector<int16_t> load(const std::string& name) {
+    std::vector<int16_t> pcm;
+    decode_audio(scratch_->path(name), [&](const int16_t* s, size_t n) { pcm.insert(pcm.end(), s, s + n); });
+    return pcm;
+  }
+
+  static inline std::unique_ptr<testing::MediaScratch> scratch_;
+};
+
+TEST_F(FrequencyWarpTest, RaisedVoiceGetsAHigherWarp) {
+  WarpChooser chooser{PocketSphinxOptions{}};
+  const double male = chooser.choose(load("male.wav"));
+  const double raised = chooser.choose(load("raised.wav"));
+  EXPECT_GE(raised, male + 0.1) << "male " << male << ", raised " << raised;
+  // Each score is a mean log-likelihood per frame, finite for speech.
+  const auto pcm = load("male.wav");
+  EXPECT_TRUE(std::isfinite(chooser.score(pcm.data(), pcm.size(), 1.0)));
+}
+
+TEST_F(FrequencyWarpTest, ShortOrSilentSamplesKeepNoWarp) {
+  WarpChooser chooser{PocketSphinxOptions{}};
+  auto pcm = load("male.wav");
+  pcm.resize(kSampleRate / 4);
+  EXPECT_EQ(chooser.choose(pcm), 1.0);
+  EXPECT_EQ(chooser.choose({}), 1.0);
+}
+
+TEST_F(FrequencyWarpTest, FactoryChoosesOnlyWhenEnabled) {
+  PocketSphinxOptions off;
+  off.vtln = false;
+  EXPECT_EQ(PocketSphinxFactory(off).adapt(load("raised.wav")).frequency_warp, 1.0);
+  EXPECT_NE(PocketSphinxFactory(PocketSphinxOptions{}).adapt(load("raised.wav")).frequency_warp, 1.0);
+}
+
+// The engine decodes a warped voice from cepstra made by a front end of its
+// own. That front end must be the decoder's: at a warp of 1 (written as
+// 1.0000 either way) both paths hear the same words at the same times.
+TEST_F(FrequencyWarpTest, OwnFrontEndMatchesTheDecoders) {
+  PocketSphinxFactory factory;
+  auto engine = factory.make();
+  const auto pcm = load("male.wav");
+  const Recognition raw = engine->recognize(pcm.data(), pcm.size(), "en", {1.0});
+  const Recognition own = engine->recognize(pcm.data(), pcm.size(), "en", {1.0 + 1e-9});
+  ASSERT_GE(raw.words.size(), 5u);
+  ASSERT_EQ(own.words.size(), raw.words.size());
+  for (size_t i = 0; i < raw.words.size(); ++i) {
+    EXPECT_EQ(own.words[i].text, raw.words[i].text) << i;
+    EXPECT_DOUBLE_EQ(own.words[i].start, raw.words[i].start) << i;
+  }
+  // A real warp still decodes (and keeps the recording's length).
+  const Recognition warped = engine->recognize(pcm.data(), pcm.size(), "en", {1.12});
+  ASSERT_FALSE(warped.words.empty());
+  EXPECT_LE(warped.words.back().end, double(pcm.size()) / kSampleRate + 0.05);
+}
+
+}  // namespace
+}  // namespace scribe::pipeline
