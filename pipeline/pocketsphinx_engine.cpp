@@ -42,8 +42,14 @@ class PocketSphinxEngine final : public AsrEngine {
       throw std::runtime_error("PocketSphinx model not found under " + o.model_dir +
                                " (Debian package pocketsphinx-en-us)");
     // Word times are only right with silence removal off: the front end would
-    // otherwise drop frames and every later time would shift.
-    std::vector<std::string> args = {"-hmm", hmm, "-lm", lm, "-dict", dict, "-remove_silence", "no"};
+    // otherwise drop frames and every later time would shift. -topn: each
+    // frame's senone scores use the 16 best Gaussians of each codebook
+    // instead of 4; on the real-speech tuning set that took 35.4% to 32.0%
+    // WER (8: 33.5%, 32: 32.1%) for about 1.4 times the decoding time.
+    std::vector<std::string> args = {"-hmm", hmm, "-lm", lm, "-dict", dict};
+    for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{{"-remove_silence", "no"}, {"-topn", "16"}})
+      if (std::find(o.extra_args.begin(), o.extra_args.end(), name) == o.extra_args.end()) args.insert(args.end(), {name, value});
+    // Operators' arguments (SCRIBE_POCKETSPHINX_ARGS) replace these defaults.
     args.insert(args.end(), o.extra_args.begin(), o.extra_args.end());
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
