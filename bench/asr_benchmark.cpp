@@ -250,13 +250,53 @@ const char* kTuningSentences[] = {
     "Her father would not hear of the marriage, for the young man had neither land nor name.",
 };
 
+// A tuning clip and the groups its words count in.
+struct TuningClip {
+  std::string file, ref;
+  std::vector<std::string> groups;
+};
+
+// Transcribes every clip and prints the word error rate of each group, then
+// one JSON line for `part`. A clip in which no speech is found counts every
+// reference word as an error. SCRIBE_BENCH_VERBOSE=1 prints each clip with
+// errors.
+void report_tuning(EnginePool& pool, const std::string& work, const std::vector<TuningClip>& clips,
+                   const std::string& part, const std::string& title) {
+  std::map<std::string, std::pair<size_t, size_t>> by;  // group -> (errors, words)
+  double audio = 0, took = 0;
+  for (const auto& c : clips) {
+    auto t0 = Clock::now();
+    TranscribeResult r;
+    try {
+      r = transcribe_file(pool, c.file, work);
+    } catch (const JobFailure&) {
+    }
+    took += scribe::bench::seconds_since(t0);
+    audio += r.duration_seconds;
+    auto rw = normalize(c.ref), hw = normalize(hypothesis_text(r));
+    const size_t e = edit_distance(rw, hw);
+    for (const auto& g : c.groups) {
+      by[g].first += e;
+      by[g].second += rw.size();
+    }
+    if (std::getenv("SCRIBE_BENCH_VERBOSE") && e)
+      std::cout << "  " << c.file << " " << e << "/" << rw.size() << "\n    ref: " << c.ref
+                << "\n    hyp: " << hypothesis_text(r) << "\n";
+  }
+  std::cout << title << " (" << clips.size() << " clips, " << std::fixed << std::setprecision(0) << audio << " s)\n";
+  Json j{{"bench", "asr"}, {"part", part}, {"rtf", took / std::max(audio, 1e-9)}};
+  for (const auto& [g, ew] : by) {
+    const double wer = 100.0 * ew.first / std::max<size_t>(1, ew.second);
+    std::cout << "  " << g << ": WER " << std::setprecision(1) << wer << "% (" << ew.first << "/" << ew.second << ")\n";
+    j[g] = wer;
+  }
+  std::cout << j.dump() << "\n";
+}
+
 void tuning(EnginePool& pool, const std::string& work) {
   static const char* voices[] = {"slt", "rms", "awb"};
   static const char* conditions[] = {"clean", "slow+reverb", "noise+mp3", "soft onset+mp3"};
-  struct Clip {
-    std::string file, ref, group;
-  };
-  std::vector<Clip> clips;
+  std::vector<TuningClip> clips;
   const std::string dir = work + "/tuning";
   fs::create_directories(dir);
   for (size_t i = 0; i < std::size(kTuningSentences); ++i) {
@@ -275,44 +315,19 @@ void tuning(EnginePool& pool, const std::string& work) {
         break;
       default: run("sox -R " + base + ".s.wav " + base + ".m.wav fade l 1.0 && " + mp3); break;
     }
-    clips.push_back({base + ".wav", kTuningSentences[i], conditions[condition]});
+    clips.push_back({base + ".wav", kTuningSentences[i], {conditions[condition], "flite"}});
   }
   const std::string data = "/usr/share/pocketsphinx/test/data";
   std::ifstream in(data + "/cards/cards.transcription");
   std::regex line(R"(^<s>\s*(.*?)\s*</s>\s*\((\S+)\))");
   for (std::string l; std::getline(in, l);) {
     std::smatch m;
-    if (std::regex_search(l, m, line)) clips.push_back({data + "/cards/" + std::string(m[2]) + ".wav", m[1], "real"});
+    if (std::regex_search(l, m, line)) clips.push_back({data + "/cards/" + std::string(m[2]) + ".wav", m[1], {"real"}});
   }
   run("sox -t raw -r 16000 -e signed -b 16 -c 1 " + data + "/goforward.raw " + dir + "/goforward.wav");
-  clips.push_back({dir + "/goforward.wav", "go forward ten meters", "real"});
+  clips.push_back({dir + "/goforward.wav", "go forward ten meters", {"real"}});
 
-  std::map<std::string, std::pair<size_t, size_t>> by;  // group -> (errors, words)
-  double audio = 0, took = 0;
-  for (const auto& c : clips) {
-    auto t0 = Clock::now();
-    auto r = transcribe_file(pool, c.file, work);
-    took += scribe::bench::seconds_since(t0);
-    audio += r.duration_seconds;
-    auto rw = normalize(c.ref), hw = normalize(hypothesis_text(r));
-    const size_t e = edit_distance(rw, hw);
-    for (const std::string& g : {c.group, std::string(c.group == "real" ? "real" : "flite")}) {
-      by[g].first += e;
-      by[g].second += rw.size();
-      if (c.group == "real") break;
-    }
-    if (std::getenv("SCRIBE_BENCH_VERBOSE") && e)
-      std::cout << "  " << c.file << " " << e << "/" << rw.size() << "\n    ref: " << c.ref
-                << "\n    hyp: " << hypothesis_text(r) << "\n";
-  }
-  std::cout << "Tuning set (" << clips.size() << " clips, " << std::fixed << std::setprecision(0) << audio << " s)\n";
-  Json j{{"bench", "asr"}, {"part", "tuning"}, {"rtf", took / std::max(audio, 1e-9)}};
-  for (const auto& [g, ew] : by) {
-    const double wer = 100.0 * ew.first / std::max<size_t>(1, ew.second);
-    std::cout << "  " << g << ": WER " << std::setprecision(1) << wer << "% (" << ew.first << "/" << ew.second << ")\n";
-    j[g] = wer;
-  }
-  std::cout << j.dump() << "\n";
+  report_tuning(pool, work, clips, "tuning", "Tuning set");
 }
 
 // Real speech for tuning (SCRIBE_BENCH_PARTS=prompts): the Asterisk PBX
@@ -365,16 +380,13 @@ void prompts(EnginePool& pool, const std::string& work) {
   }
   const std::string dir = work + "/prompts";
   fs::create_directories(dir);
-  struct Clip {
-    std::string file, ref, group;
-  };
-  std::vector<Clip> clips;
+  std::vector<TuningClip> clips;
   // SCRIBE_BENCH_PROMPT_STEP=k keeps every k-th prompt, for quick comparisons.
   const auto all = prompt_list(work);
   const size_t step = std::max<size_t>(1, size_t(scribe::bench::env_double("SCRIBE_BENCH_PROMPT_STEP", 1)));
   std::vector<std::pair<std::string, std::string>> list;
   for (size_t i = 0; i < all.size(); i += step) list.push_back(all[i]);
-  for (const auto& [file, text] : list) clips.push_back({file, text, "prompts"});
+  for (const auto& [file, text] : list) clips.push_back({file, text, {"prompts"}});
   // Onset clips: each short prompt with the next prompt of 6 words or more.
   size_t made = 0;
   for (size_t i = 0; i < list.size(); ++i) {
@@ -390,37 +402,11 @@ void prompts(EnginePool& pool, const std::string& work) {
     run("sox " + base + ".a.wav " + base + ".b.wav " + base + ".s.wav");
     run("sox -R -n -r 16000 -c 1 -b 16 " + base + ".n.wav synth $(soxi -D " + base + ".s.wav) pinknoise vol 0.0056");
     run("sox -R -m " + base + ".s.wav " + base + ".n.wav " + base + ".wav");
-    clips.push_back({base + ".wav", list[i].second + " " + list[j].second, "onsets"});
+    clips.push_back({base + ".wav", list[i].second + " " + list[j].second, {"onsets"}});
   }
 
-  std::map<std::string, std::pair<size_t, size_t>> by;  // group -> (errors, words)
-  double audio = 0, took = 0;
-  for (const auto& c : clips) {
-    auto t0 = Clock::now();
-    TranscribeResult r;
-    try {
-      r = transcribe_file(pool, c.file, work);
-    } catch (const JobFailure&) {
-      // No speech found: every reference word is an error.
-    }
-    took += scribe::bench::seconds_since(t0);
-    audio += r.duration_seconds;
-    auto rw = normalize(c.ref), hw = normalize(hypothesis_text(r));
-    const size_t e = edit_distance(rw, hw);
-    by[c.group].first += e;
-    by[c.group].second += rw.size();
-    if (std::getenv("SCRIBE_BENCH_VERBOSE") && e)
-      std::cout << "  " << c.file << " " << e << "/" << rw.size() << "\n    ref: " << c.ref
-                << "\n    hyp: " << hypothesis_text(r) << "\n";
-  }
-  std::cout << "Prompts (" << list.size() << " prompts, " << made << " onset clips, " << std::fixed << std::setprecision(0) << audio << " s)\n";
-  Json j{{"bench", "asr"}, {"part", "prompts"}, {"rtf", took / std::max(audio, 1e-9)}};
-  for (const auto& [g, ew] : by) {
-    const double wer = 100.0 * ew.first / std::max<size_t>(1, ew.second);
-    std::cout << "  " << g << ": WER " << std::setprecision(1) << wer << "% (" << ew.first << "/" << ew.second << ")\n";
-    j[g] = wer;
-  }
-  std::cout << j.dump() << "\n";
+  report_tuning(pool, work, clips, "prompts",
+                "Prompts (" + std::to_string(list.size()) + " prompts, " + std::to_string(made) + " onset clips)");
 }
 
 struct Turn {
