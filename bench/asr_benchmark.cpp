@@ -270,6 +270,7 @@ void report_tuning(EnginePool& pool, const std::string& work, const std::vector<
     try {
       r = transcribe_file(pool, c.file, work);
     } catch (const JobFailure&) {
+      // No speech found (no_speech): the empty result scores every word.
     }
     took += scribe::bench::seconds_since(t0);
     audio += r.duration_seconds;

@@ -1,8 +1,7 @@
 #include "pipeline/pocketsphinx_engine.h"
 
-#include <spdlog/spdlog.h>
-
 #include <pocketsphinx.h>
+#include <spdlog/spdlog.h>
 #include <sphinxbase/err.h>
 
 #include <algorithm>
@@ -11,8 +10,8 @@
 #include <filesystem>
 #include <mutex>
 #include <sstream>
-#include <stdexcept>
 #include <map>
+#include <stdexcept>
 #include <thread>
 
 #include "pipeline/frequency_warp.h"

@@ -10,6 +10,8 @@
 // model: US English only). One decoder per decoding thread.
 namespace scribe::pipeline {
 
+class WarpChooser;  // frequency_warp.h
+
 struct PocketSphinxOptions {
   std::string model_dir = "/usr/share/pocketsphinx/model/en-us";  // SCRIBE_POCKETSPHINX_MODEL_DIR
   int parallelism = 0;  // SCRIBE_ASR_THREADS; 0 = one per core
@@ -37,7 +39,7 @@ class PocketSphinxFactory final : public AsrEngineFactory {
  private:
   PocketSphinxOptions options_;
   mutable std::once_flag chooser_once_;
-  mutable std::shared_ptr<const class WarpChooser> chooser_;
+  mutable std::shared_ptr<const WarpChooser> chooser_;
 };
 
 // sphinxbase keeps global state (its one log stream), and making or freeing

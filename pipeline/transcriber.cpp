@@ -119,19 +119,25 @@ std::vector<RecognizedWord> recognize_pieces(EnginePool& engines, const PcmSourc
 }
 
 // The speech the engine studies before decoding (AsrEngineFactory::adapt):
-// at most kAdaptSampleSeconds, from pieces spread over the whole recording
-// so that a voice heard only later still counts.
+// at most kAdaptSampleSeconds. A longer recording gives at most
+// kAdaptPieceSeconds from each of pieces spread evenly over it, so that a
+// voice heard only later still counts.
 constexpr double kAdaptSampleSeconds = 30.0;
+constexpr double kAdaptPieceSeconds = 5.0;
 
 std::vector<int16_t> adaptation_sample(const PcmSource& pcm, const std::vector<SpeechPiece>& pieces) {
   int64_t total = 0;
   for (const auto& p : pieces) total += p.end_sample - p.start_sample;
   const auto budget = static_cast<int64_t>(kAdaptSampleSeconds * kSampleRate);
-  const size_t stride = static_cast<size_t>(std::max<int64_t>(1, (total + budget - 1) / std::max<int64_t>(1, budget)));
+  const bool spread = total > budget;
+  const auto per_piece = spread ? static_cast<int64_t>(kAdaptPieceSeconds * kSampleRate) : budget;
+  // Enough pieces to fill the budget at per_piece each, spread evenly.
+  const size_t wanted = static_cast<size_t>((budget + per_piece - 1) / per_piece);
+  const size_t stride = spread ? std::max<size_t>(1, pieces.size() / wanted) : 1;
   std::vector<int16_t> sample;
   for (size_t i = 0; i < pieces.size() && static_cast<int64_t>(sample.size()) < budget; i += stride) {
     const auto& p = pieces[i];
-    const int64_t take = std::min(p.end_sample - p.start_sample, budget - static_cast<int64_t>(sample.size()));
+    const int64_t take = std::min({p.end_sample - p.start_sample, per_piece, budget - static_cast<int64_t>(sample.size())});
     auto audio = pcm.read(p.start_sample, take);
     sample.insert(sample.end(), audio.begin(), audio.end());
   }
