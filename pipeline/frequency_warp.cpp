@@ -54,7 +54,7 @@ std::vector<float> read_first_stream(const std::string& path, int& dims) {
 
 // A small prior for no warp: a factor must beat 1 by this much per unit of
 // |ln warp| in mean log-likelihood per frame. On the tuning set's short real
-// clips (cards, a few seconds of one male voice) the unpenalized choice sent
+// clips (cards and goforward, a few seconds each) the unpenalized choice sent
 // three of six to the lowest factor on differences of 0.01-0.06, and one of
 // them lost "four of clubs", which every factor from 0.94 up got right; 0.2
 // moves that clip to 0.94 and costs the Asterisk prompts 3 words in 1,600

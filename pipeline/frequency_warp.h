@@ -26,7 +26,7 @@ namespace scribe::pipeline {
 
 // The candidate factors (sphinxbase's inverse_linear warp parameter); 1
 // leaves the front end as it is. On the tuning set the one female voice (the
-// Asterisk prompts) got 1.18 or 1.24 on most prompts, the male voice of the
+// Asterisk prompts) got 1.18 or 1.24 on most prompts, the male voices of the
 // cards and goforward recordings 0.88-1.0.
 inline const std::vector<double>& warp_candidates() {
   static const std::vector<double> w = {0.88, 0.94, 1.0, 1.06, 1.12, 1.18, 1.24};
