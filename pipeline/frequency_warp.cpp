@@ -71,11 +71,10 @@ void FrontEndDeleter::operator()(fe_s* fe) const {
 FrontEnd make_front_end(const PocketSphinxOptions& options, double warp) {
   // The decoder reads feat.params from the model and then its arguments; the
   // same order here gives the same front end.
-  const std::string params = (std::filesystem::path(options.model_dir) / "en-us" / "feat.params").string();
+  const std::string params = (std::filesystem::path(options.acoustic_model_dir()) / "feat.params").string();
   char warp_text[32];
   std::snprintf(warp_text, sizeof warp_text, "%.4f", warp);
-  std::vector<std::string> args = {"-remove_silence", "no"};
-  args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());
+  std::vector<std::string> args = options.decoder_arguments();
   args.insert(args.end(), {"-warp_type", "inverse_linear", "-warp_params", warp_text});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -116,7 +115,7 @@ Cepstra cepstra(fe_s* fe, const int16_t* pcm, size_t count) {
 }
 
 WarpChooser::WarpChooser(PocketSphinxOptions options) : options_(std::move(options)) {
-  const std::filesystem::path dir = std::filesystem::path(options_.model_dir) / "en-us";
+  const std::filesystem::path dir = options_.acoustic_model_dir();
   int var_dims = 0;
   means_ = read_first_stream((dir / "means").string(), dims_);
   std::vector<float> variances = read_first_stream((dir / "variances").string(), var_dims);

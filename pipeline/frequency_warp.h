@@ -19,9 +19,10 @@ struct fe_s;  // sphinxbase's front end (fe_t)
 // (c0) is above the sample's mean is scored, after cepstral mean
 // normalization as the decoder does it, against all Gaussians of the model's
 // static cepstral stream with equal weights, and the warp with the highest
-// mean log-likelihood per frame wins. Scoring the decoder's best path instead picked a different warp for
-// each short clip and gained nothing: its acoustic scores are normalized by
-// each frame's best senone, so they do not compare across warps.
+// mean log-likelihood per frame wins. Scoring the decoder's best path instead
+// picked a different warp for each short clip and gained nothing: its
+// acoustic scores are normalized by each frame's best senone, so they do not
+// compare across warps.
 namespace scribe::pipeline {
 
 // The candidate factors (sphinxbase's inverse_linear warp parameter); 1
@@ -33,8 +34,9 @@ inline const std::vector<double>& warp_candidates() {
   return w;
 }
 
-// A front end configured as the decoder's (the model's feat.params, the
-// decoder arguments) with the given warp. Freed with fe_free.
+// A front end configured as the decoder's (the model's feat.params, then
+// PocketSphinxOptions::decoder_arguments) with the given warp. Freed with
+// fe_free.
 struct FrontEndDeleter {
   void operator()(fe_s* fe) const;
 };

@@ -34,22 +34,15 @@ class PocketSphinxEngine final : public AsrEngine {
   explicit PocketSphinxEngine(const PocketSphinxOptions& o) : options_(o) {
     namespace fs = std::filesystem;
     const fs::path dir = o.model_dir;
-    const std::string hmm = (dir / "en-us").string();
+    const std::string hmm = o.acoustic_model_dir();
     const std::string lm = (dir / "en-us.lm.bin").string();
     const std::string dict = (dir / "cmudict-en-us.dict").string();
     if (!fs::exists(hmm) || !fs::exists(lm) || !fs::exists(dict))
       throw std::runtime_error("PocketSphinx model not found under " + o.model_dir +
                                " (Debian package pocketsphinx-en-us)");
-    // Word times are only right with silence removal off: the front end would
-    // otherwise drop frames and every later time would shift. -topn: each
-    // frame's senone scores use the 16 best Gaussians of each codebook
-    // instead of 4; on the real-speech tuning set that took 35.4% to 32.0%
-    // WER (8: 33.5%, 32: 32.1%) for about 1.4 times the decoding time.
     std::vector<std::string> args = {"-hmm", hmm, "-lm", lm, "-dict", dict};
-    for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{{"-remove_silence", "no"}, {"-topn", "16"}})
-      if (std::find(o.extra_args.begin(), o.extra_args.end(), name) == o.extra_args.end()) args.insert(args.end(), {name, value});
-    // Operators' arguments (SCRIBE_POCKETSPHINX_ARGS) replace these defaults.
-    args.insert(args.end(), o.extra_args.begin(), o.extra_args.end());
+    const auto decoder = o.decoder_arguments();
+    args.insert(args.end(), decoder.begin(), decoder.end());
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     // sphinxbase keeps its log stream in one global. "-logfn /dev/null" made
@@ -136,6 +129,24 @@ PocketSphinxOptions PocketSphinxOptions::from_env() {
   if (const char* v = std::getenv("SCRIBE_POCKETSPHINX_ARGS"); v && *v) o.extra_args = split_args(v);
   if (const char* v = std::getenv("SCRIBE_POCKETSPHINX_VTLN"); v && *v) o.vtln = std::string(v) != "0";
   return o;
+}
+
+std::string PocketSphinxOptions::acoustic_model_dir() const {
+  return (std::filesystem::path(model_dir) / "en-us").string();
+}
+
+std::vector<std::string> PocketSphinxOptions::decoder_arguments() const {
+  // Word times are only right with silence removal off: the front end would
+  // otherwise drop frames and every later time would shift. -topn: each
+  // frame's senone scores use the 16 best Gaussians of each codebook
+  // instead of 4; on the real-speech tuning set that took 35.4% to 32.0%
+  // WER (8: 33.5%, 32: 32.1%) for about 1.4 times the decoding time.
+  std::vector<std::string> args;
+  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{{"-remove_silence", "no"}, {"-topn", "16"}})
+    if (std::find(extra_args.begin(), extra_args.end(), name) == extra_args.end()) args.insert(args.end(), {name, value});
+  // Operators' arguments (SCRIBE_POCKETSPHINX_ARGS) replace these defaults.
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  return args;
 }
 
 std::unique_lock<std::mutex> sphinx_setup_lock() {

@@ -23,6 +23,12 @@ struct PocketSphinxOptions {
   bool vtln = true;
 
   static PocketSphinxOptions from_env();
+  // The acoustic model's folder (model_dir/en-us).
+  std::string acoustic_model_dir() const;
+  // The decoder's arguments besides the model files: the engine's defaults,
+  // replaced where extra_args names the same argument, then extra_args. The
+  // decoder and the warped front ends (frequency_warp.h) are made from these.
+  std::vector<std::string> decoder_arguments() const;
 };
 
 class PocketSphinxFactory final : public AsrEngineFactory {
