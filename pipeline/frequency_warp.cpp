@@ -74,11 +74,21 @@ FrontEnd make_front_end(const PocketSphinxOptions& options, double warp) {
   const std::string params = (std::filesystem::path(options.acoustic_model_dir()) / "feat.params").string();
   char warp_text[32];
   std::snprintf(warp_text, sizeof warp_text, "%.4f", warp);
+  std::string warp_param = warp_text;
+  auto lock = sphinx_setup_lock();
+  // sphinxbase keeps the inverse-linear warp in process-wide statics. A front
+  // end made without a warp (every decoder's own) marks them neutral, and a
+  // later warp given as the same text as the one before is taken as already
+  // set: that front end came out unwarped. A trailing space (the parser
+  // splits on blanks) makes the text differ from the last one while it says
+  // the same; the statics are only touched under this lock.
+  static std::string last_warp_param;
+  if (warp_param == last_warp_param) warp_param += ' ';
+  last_warp_param = warp_param;
   std::vector<std::string> args = options.decoder_arguments();
-  args.insert(args.end(), {"-warp_type", "inverse_linear", "-warp_params", warp_text});
+  args.insert(args.end(), {"-warp_type", "inverse_linear", "-warp_params", warp_param});
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
-  auto lock = sphinx_setup_lock();
   cmd_ln_t* config = cmd_ln_parse_file_r(nullptr, ps_args(), params.c_str(), FALSE);
   if (!config) throw std::runtime_error("cannot read " + params);
   cmd_ln_t* merged = cmd_ln_parse_r(config, ps_args(), int32(argv.size()), argv.data(), FALSE);
@@ -100,6 +110,10 @@ Cepstra cepstra(fe_s* fe, const int16_t* pcm, size_t count) {
   fe_process_frames(fe, nullptr, &left, nullptr, &capacity, nullptr);
   capacity += 2;  // the frames fe_end_utt flushes
   mfcc_t** buf = static_cast<mfcc_t**>(ckd_calloc_2d(size_t(capacity), size_t(out.width), sizeof(mfcc_t)));
+  // A new stream: fe_start_utt alone keeps the noise estimate of whatever
+  // this front end processed last, and the same audio would come out
+  // differently after other audio.
+  fe_start_stream(fe);
   fe_start_utt(fe);
   const int16* in = pcm;
   left = count;

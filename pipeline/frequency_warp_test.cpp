@@ -22,6 +22,7 @@ class FrequencyWarpTest : public ::testing::Test {
                              "rocked slowly in the harbour.' -o raw.wav"));
     ASSERT_TRUE(scratch_->sh("sox raw.wav -r 16000 -c 1 -b 16 male.wav"));
     ASSERT_TRUE(scratch_->sh("sox raw.wav -r 16000 -c 1 -b 16 raised.wav speed 1.18"));
+    ASSERT_TRUE(scratch_->sh("sox -n -r 16000 -c 1 -b 16 noise.wav synth 3 brownnoise vol 0.5"));
   }
   static void TearDownTestSuite() { scratch_.reset(); }
 
@@ -78,6 +79,44 @@ TEST_F(FrequencyWarpTest, OwnFrontEndMatchesTheDecoders) {
   const Recognition warped = engine->recognize(pcm.data(), pcm.size(), "en", {1.12});
   ASSERT_FALSE(warped.words.empty());
   EXPECT_LE(warped.words.back().end, double(pcm.size()) / kSampleRate + 0.05);
+}
+
+// A decoder goes from piece to piece, of one recording and then of the next,
+// and engines are made as threads need them. Two things made a warped piece's
+// words depend on that history: the warped front end kept its noise estimate
+// from the audio before (fe_start_utt does not reset it), and sphinxbase keeps
+// the warp in process-wide statics that a newly made decoder marks neutral, so
+// a second engine's front end at the same warp came out unwarped. Here the
+// second engine is made after the first has decoded, and hears loud noise
+// before the speech.
+TEST_F(FrequencyWarpTest, WarpedPieceDecodesTheSameWhateverCameBefore) {
+  PocketSphinxFactory factory;
+  const auto pcm = load("male.wav"), noise = load("noise.wav");
+  auto fresh = factory.make();
+  const Recognition first = fresh->recognize(pcm.data(), pcm.size(), "en", {1.12});
+  auto used = factory.make();
+  used->recognize(noise.data(), noise.size(), "en", {1.12});
+  const Recognition after = used->recognize(pcm.data(), pcm.size(), "en", {1.12});
+  ASSERT_GE(first.words.size(), 5u);
+  ASSERT_EQ(after.words.size(), first.words.size());
+  for (size_t i = 0; i < first.words.size(); ++i) {
+    EXPECT_EQ(after.words[i].text, first.words[i].text) << i;
+    EXPECT_DOUBLE_EQ(after.words[i].start, first.words[i].start) << i;
+    EXPECT_DOUBLE_EQ(after.words[i].confidence, first.words[i].confidence) << i;
+  }
+}
+
+// The statics above, directly: the same warp asked for again after a decoder
+// was made still warps.
+TEST_F(FrequencyWarpTest, SameWarpAgainAfterADecoderStillWarps) {
+  const auto pcm = load("male.wav");
+  PocketSphinxFactory factory;
+  const Cepstra plain = cepstra(make_front_end(PocketSphinxOptions{}, 1.0).get(), pcm.data(), pcm.size());
+  const Cepstra once = cepstra(make_front_end(PocketSphinxOptions{}, 1.12).get(), pcm.data(), pcm.size());
+  factory.make();
+  const Cepstra again = cepstra(make_front_end(PocketSphinxOptions{}, 1.12).get(), pcm.data(), pcm.size());
+  EXPECT_NE(once.data, plain.data);
+  EXPECT_EQ(again.data, once.data);
 }
 
 }  // namespace
