@@ -125,6 +125,13 @@
 //     estimation 246), but cards 1 -> 4 at any prior from 50 to 300.
 //     Before building it into the engine it was run once on LibriVox at the
 //     pipeline's warps: 18 -> 20 errors. Not built.
+//   - a warp per speaker (diarization moved before recognition, each voice
+//     with 3 s or more of speech adapted on its own sample, each piece
+//     decoded with its majority speaker's warp): the flite dialogue's voices
+//     got 1.18 (slt), 1.00 (rms), 0.88 (awb) instead of 1.00 for all, and
+//     its WER went from 12.1% to 13.8% (98 -> 112 errors). No real
+//     multi-voice recording with a transcript was at hand to weigh against
+//     it. Not kept.
 //   LibriVox, run once after the fix and once after the 1.30 candidate:
 //   25.4% both times, the same 18 errors.
 //
