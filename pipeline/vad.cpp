@@ -282,20 +282,34 @@ float energy_score(float over_floor) {
   return kWeights[kRelEnergy] * rel / 10 + kWeights[kRelEnergyLow] * std::min(rel, 10.0f) / 10;
 }
 
-// Runs of `value` shorter than `frames` that have the other value on both
-// sides are overwritten with it.
-void fill_short_runs(std::vector<uint8_t>& flags, uint8_t value, size_t frames, bool edges_too) {
-  size_t i = 0;
-  while (i < flags.size()) {
-    if (flags[i] != value) {
+// The runs of frames equal to `value`, as [first, end) frame ranges in order.
+struct FrameRun {
+  int64_t first, end;
+};
+std::vector<FrameRun> runs_of(const std::vector<uint8_t>& flags, uint8_t value) {
+  std::vector<FrameRun> out;
+  const int64_t n = int64_t(flags.size());
+  for (int64_t i = 0; i < n;) {
+    if (flags[size_t(i)] != value) {
       ++i;
       continue;
     }
-    size_t j = i;
-    while (j < flags.size() && flags[j] == value) ++j;
-    const bool inner = i > 0 && j < flags.size();
-    if (j - i < frames && (inner || edges_too)) std::fill(flags.begin() + long(i), flags.begin() + long(j), uint8_t(!value));
+    int64_t j = i;
+    while (j < n && flags[size_t(j)] == value) ++j;
+    out.push_back({i, j});
     i = j;
+  }
+  return out;
+}
+
+// Runs of `value` shorter than `frames` that have the other value on both
+// sides are overwritten with it. Filling a run never changes another run of
+// `value`, so the runs can be found first.
+void fill_short_runs(std::vector<uint8_t>& flags, uint8_t value, size_t frames, bool edges_too) {
+  for (const auto [i, j] : runs_of(flags, value)) {
+    const bool inner = i > 0 && j < int64_t(flags.size());
+    if (j - i < int64_t(frames) && (inner || edges_too))
+      std::fill(flags.begin() + long(i), flags.begin() + long(j), uint8_t(!value));
   }
 }
 
@@ -318,14 +332,8 @@ void take_in_neighbours(std::vector<uint8_t>& flags, const std::vector<float>& e
                         size_t reach, size_t gap) {
   const std::vector<uint8_t> runs = flags;
   const int64_t n = int64_t(flags.size());
-  for (int64_t i = 0; i < n;) {
-    if (!runs[size_t(i)]) {
-      ++i;
-      continue;
-    }
-    int64_t j = i;
-    float loudest = -1e9f;
-    for (; j < n && runs[size_t(j)]; ++j) loudest = std::max(loudest, energy[size_t(j)]);
+  for (const auto [i, j] : runs_of(runs, 1)) {
+    const float loudest = *std::max_element(energy.begin() + long(i), energy.begin() + long(j));
     const auto loud = [&](int64_t k) {
       return over[size_t(k)] > kGrowOverFloorDb && energy[size_t(k)] > loudest - kGrowBelowRunDb;
     };
@@ -339,7 +347,6 @@ void take_in_neighbours(std::vector<uint8_t>& flags, const std::vector<float>& e
       }
       for (int64_t k = std::min(edge, last_loud); k <= std::max(edge, last_loud); ++k) flags[size_t(k)] = 1;
     }
-    i = j;
   }
 }
 
@@ -508,14 +515,7 @@ std::vector<SpeechPiece> cut_pieces(const std::vector<uint8_t>& speech_frames, i
     bool run_start, run_end;  // whether the side is a run's edge (padded) or a cut
   };
   std::vector<Span> spans;
-  const int64_t n = int64_t(flags.size());
-  for (int64_t i = 0; i < n;) {
-    if (!flags[size_t(i)]) {
-      ++i;
-      continue;
-    }
-    int64_t j = i;
-    while (j < n && flags[size_t(j)]) ++j;
+  for (const auto [i, j] : runs_of(flags, 1)) {
     int64_t a = i;
     while (j - a > limit_frames) {
       const int64_t lo = a + limit_frames / 2;
@@ -525,7 +525,6 @@ std::vector<SpeechPiece> cut_pieces(const std::vector<uint8_t>& speech_frames, i
       a = cut;
     }
     spans.push_back({a, j, a == i, true});
-    i = j;
   }
 
   // Padding, clipping, and merging neighbours that touch after padding.
