@@ -135,6 +135,22 @@
 //   LibriVox, run once after the fix and once after the 1.30 candidate:
 //   25.4% both times, the same 18 errors.
 //
+// 2026-11-25: clip ends. Every LibriVox file is a single piece (one VAD run),
+// so piece cutting plays no part in its errors. The prompts part gained a
+// third group, `ends`: each prompt cut to its speech with only 0.03 s after
+// its last word (a recording that stops as the speaker does). Baseline:
+// prompts 433, onsets 246, ends 443 errors (1,600 words): a tight end costs
+// about 10 words. Tried and not kept:
+//   - a tail of the recording's own quietest 100 ms (mirrored, 150 or 300 ms)
+//     appended to a piece that ends the recording: 300 ms gave ends 433 but
+//     prompts 481 (many prompts end in near-digital silence, which skews the
+//     piece's cepstral mean); only where that quiet is above 25 dB: 300 ms
+//     ends 429 / prompts 455, 150 ms ends 434 / prompts 436.
+//   - phone insertion penalty -pip 0.3 / 0.5 / 0.7 / 2.0 (default 1):
+//     1,117 / 1,113 / 1,112 / 1,143 errors over the three groups against
+//     1,122, within what one setting swings.
+// LibriVox was not run for these.
+//
 //   SCRIBE_BENCH_PARTS      which parts to run                default librivox,dialogue,rtf,memory
 //   SCRIBE_BENCH_PROMPT_STEP  every k-th Asterisk prompt only (prompts part)  default 1
 //   SCRIBE_BENCH_RTF_MIN    length of the real-time-factor file (minutes)    default 30
@@ -381,8 +397,9 @@ void tuning(EnginePool& pool, const std::string& work) {
 // Allison Smith, 16 kHz G.722) with their texts from asterisk-core-sounds-en.
 // Decoder and voice-activity settings may be chosen on these; none of them is
 // LibriVox. Prompts whose text has marks other than words, single digits,
-// "*" and "#" (tones, numbers of several digits) are left out. Two groups:
+// "*" and "#" (tones, numbers of several digits) are left out. Three groups:
 //   prompts  every prompt, decoded as it is;
+//   ends     every prompt cut to its speech with 0.03 s after it (below);
 //   onsets   a short prompt (at most three words), a 0.2 s pause and a longer
 //            prompt, both cut to their speech, starting 0.2 s into a clip
 //            over pink noise 45 dB below full scale: a short phrase at the
@@ -419,6 +436,21 @@ std::vector<std::pair<std::string, std::string>> prompt_list(const std::string& 
   return out;
 }
 
+// `prompt` as 16 kHz WAV at `out`.wav, cut to its speech (from the first to
+// the last sound above -40 dBFS) with `before` and `after` seconds of digital
+// silence around it.
+void cut_to_speech(const std::string& prompt, const std::string& out, double before, double after) {
+  const std::string trim = " silence 1 0.02 -40d reverse silence 1 0.02 -40d reverse";
+  run("ffmpeg -nostdin -y -loglevel error -i " + prompt + " -ar 16000 -ac 1 " + out + "0.wav");
+  run("sox " + out + "0.wav " + out + ".wav" + trim + " pad " + std::to_string(before) + " " + std::to_string(after));
+}
+
+// `base`.s.wav mixed with pink noise 45 dB below full scale into `base`.wav.
+void over_pink_noise(const std::string& base) {
+  run("sox -R -n -r 16000 -c 1 -b 16 " + base + ".n.wav synth $(soxi -D " + base + ".s.wav) pinknoise vol 0.0056");
+  run("sox -R -m " + base + ".s.wav " + base + ".n.wav " + base + ".wav");
+}
+
 void prompts(EnginePool& pool, const std::string& work) {
   if (!fs::exists(kPromptDir) || !fs::exists(kPromptTexts)) {
     std::cout << "Prompts: not installed (apt install asterisk-core-sounds-en-g722 asterisk-core-sounds-en)\n";
@@ -440,15 +472,20 @@ void prompts(EnginePool& pool, const std::string& work) {
     size_t j = (i + 1) % list.size();
     while (normalize(list[j].second).size() < 6) j = (j + 1) % list.size();
     const std::string base = dir + "/o" + std::to_string(made++);
-    const std::string trim = " silence 1 0.02 -40d reverse silence 1 0.02 -40d reverse";
-    run("ffmpeg -nostdin -y -loglevel error -i " + list[i].first + " -ar 16000 -ac 1 " + base + ".a0.wav");
-    run("ffmpeg -nostdin -y -loglevel error -i " + list[j].first + " -ar 16000 -ac 1 " + base + ".b0.wav");
-    run("sox " + base + ".a0.wav " + base + ".a.wav" + trim + " pad 0.2 0.2");
-    run("sox " + base + ".b0.wav " + base + ".b.wav" + trim + " pad 0 0.5");
+    cut_to_speech(list[i].first, base + ".a", 0.2, 0.2);
+    cut_to_speech(list[j].first, base + ".b", 0, 0.5);
     run("sox " + base + ".a.wav " + base + ".b.wav " + base + ".s.wav");
-    run("sox -R -n -r 16000 -c 1 -b 16 " + base + ".n.wav synth $(soxi -D " + base + ".s.wav) pinknoise vol 0.0056");
-    run("sox -R -m " + base + ".s.wav " + base + ".n.wav " + base + ".wav");
+    over_pink_noise(base);
     clips.push_back({base + ".wav", list[i].second + " " + list[j].second, {"onsets"}});
+  }
+  // Ends: every prompt with 0.2 s of lead-in and only 0.03 s after its last
+  // word, over the same noise: a recording that stops as the speaker does (a
+  // clip cut from a longer one, a microphone closed at once).
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string base = dir + "/e" + std::to_string(i);
+    cut_to_speech(list[i].first, base + ".s", 0.2, 0.03);
+    over_pink_noise(base);
+    clips.push_back({base + ".wav", list[i].second, {"ends"}});
   }
 
   report_tuning(pool, work, clips, "prompts",
