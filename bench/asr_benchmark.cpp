@@ -153,8 +153,8 @@
 //     confidence, ps_seg_prob on the best-path lattice), scored at
 //     thresholds 0.02-0.5 on the same decodes: at 0.05 the prompts went
 //     433 -> 419, onsets 246 -> 240, ends 443 -> 435, but the flite prose
-//     90 -> 97 and the real cards 1 -> 4 (a correct "of" and "four" are
-//     below it); at 0.02 -6 / -3 / -3 / -2 and cards +1; at 0.1 and above
+//     90 -> 97 and the real cards 1 -> 4 (three correctly recognized words
+//     fall below it); at 0.02 -6 / -3 / -3 / -2 and cards +1; at 0.1 and above
 //     everything but the prompts loses. The confidences are too poorly
 //     calibrated across voices to cut on.
 // LibriVox was not run for these.
