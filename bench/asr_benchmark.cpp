@@ -497,7 +497,8 @@ void prompts(EnginePool& pool, const std::string& work) {
   }
 
   report_tuning(pool, work, clips, "prompts",
-                "Prompts (" + std::to_string(list.size()) + " prompts, " + std::to_string(made) + " onset clips)");
+                "Prompts (" + std::to_string(list.size()) + " prompts, " + std::to_string(made) + " onset clips, " +
+                    std::to_string(list.size()) + " end clips)");
 }
 
 struct Turn {
