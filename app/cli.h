@@ -35,5 +35,6 @@ int audit(int argc, char** argv);
 int admin(int argc, char** argv);
 int routes(int argc, char** argv);
 int transcribe(int argc, char** argv);
+int lm(int argc, char** argv);
 
 }  // namespace scribe::cli

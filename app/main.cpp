@@ -19,6 +19,7 @@ const char* kUsage =
     "  admin         accounts, plans, API keys and wallet top-ups\n"
     "  routes        print every route the HTTP server serves\n"
     "  transcribe    run the speech pipeline on a local file (no database)\n"
+    "  lm            build a domain language model for the recognizer\n"
     "\n"
     "Run 'scribe <command> --help' for a command's options.\n";
 
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
     if (cmd == "admin") return scribe::cli::admin(argc, argv);
     if (cmd == "routes") return scribe::cli::routes(argc, argv);
     if (cmd == "transcribe") return scribe::cli::transcribe(argc, argv);
+    if (cmd == "lm") return scribe::cli::lm(argc, argv);
   } catch (const std::invalid_argument& err) {
     std::cerr << "scribe " << cmd << ": " << err.what() << "\n(see 'scribe " << cmd << " --help')\n";
     return 2;

@@ -35,7 +35,7 @@ class PocketSphinxEngine final : public AsrEngine {
     namespace fs = std::filesystem;
     const fs::path dir = o.model_dir;
     const std::string hmm = o.acoustic_model_dir();
-    const std::string lm = (dir / "en-us.lm.bin").string();
+    const std::string lm = o.language_model_path();
     const std::string dict = (dir / "cmudict-en-us.dict").string();
     if (!fs::exists(hmm) || !fs::exists(lm) || !fs::exists(dict))
       throw std::runtime_error("PocketSphinx model not found under " + o.model_dir +
@@ -126,6 +126,7 @@ PocketSphinxOptions PocketSphinxOptions::from_env() {
   PocketSphinxOptions o;
   if (const char* v = std::getenv("SCRIBE_POCKETSPHINX_MODEL_DIR"); v && *v) o.model_dir = v;
   if (const char* v = std::getenv("SCRIBE_ASR_THREADS"); v && *v) o.parallelism = std::atoi(v);
+  if (const char* v = std::getenv("SCRIBE_POCKETSPHINX_LM"); v && *v) o.language_model = v;
   if (const char* v = std::getenv("SCRIBE_POCKETSPHINX_ARGS"); v && *v) o.extra_args = split_args(v);
   if (const char* v = std::getenv("SCRIBE_POCKETSPHINX_VTLN"); v && *v) o.vtln = std::string(v) != "0";
   return o;
@@ -133,6 +134,11 @@ PocketSphinxOptions PocketSphinxOptions::from_env() {
 
 std::string PocketSphinxOptions::acoustic_model_dir() const {
   return (std::filesystem::path(model_dir) / "en-us").string();
+}
+
+std::string PocketSphinxOptions::language_model_path() const {
+  if (!language_model.empty()) return language_model;
+  return (std::filesystem::path(model_dir) / "en-us.lm.bin").string();
 }
 
 std::vector<std::string> PocketSphinxOptions::decoder_arguments() const {

@@ -15,6 +15,8 @@ class WarpChooser;  // frequency_warp.h
 struct PocketSphinxOptions {
   std::string model_dir = "/usr/share/pocketsphinx/model/en-us";  // SCRIBE_POCKETSPHINX_MODEL_DIR
   int parallelism = 0;  // SCRIBE_ASR_THREADS; 0 = one per core
+  // The language model (SCRIBE_POCKETSPHINX_LM); empty = model_dir/en-us.lm.bin.
+  std::string language_model;
   // Extra decoder arguments as "-name value" pairs (SCRIBE_POCKETSPHINX_ARGS,
   // space separated), for operators and the tuning benchmark.
   std::vector<std::string> extra_args;
@@ -25,6 +27,8 @@ struct PocketSphinxOptions {
   static PocketSphinxOptions from_env();
   // The acoustic model's folder (model_dir/en-us).
   std::string acoustic_model_dir() const;
+  // The language model file the decoder loads.
+  std::string language_model_path() const;
   // The decoder's arguments besides the model files: the engine's defaults,
   // replaced where extra_args names the same argument, then extra_args. The
   // decoder and the warped front ends (frequency_warp.h) are made from these.
