@@ -36,7 +36,7 @@ double source_prob(const NgramLm& source, const std::vector<int64_t>& to_source,
 }  // namespace
 
 NgramLm interpolate(const NgramLm& a, const NgramLm& b, double weight_b) {
-  if (a.order() != b.order()) throw std::runtime_error("interpolated models must have the same order");
+  if (b.order() > a.order()) throw std::runtime_error("the second model's order is above the first's");
   if (!(weight_b >= 0 && weight_b <= 1)) throw std::runtime_error("interpolation weight must be within 0 to 1");
   const int order = a.order();
   NgramLm out(order);
@@ -56,6 +56,7 @@ NgramLm interpolate(const NgramLm& a, const NgramLm& b, double weight_b) {
   // Probabilities of every n-gram either model lists.
   for (int n = 1; n <= order; ++n) {
     for (const NgramLm* m : {&a, &b}) {
+      if (n > m->order()) continue;
       for (const auto& [key, unused] : m->grams(n)) {
         std::vector<uint32_t> ids = to_out(*m, key, n);
         if (out.get(ids.data(), n)) continue;

@@ -33,9 +33,9 @@ class NgramLm {
   // Sets an n-gram; `ids` are oldest first, the predicted word last.
   void set(const std::vector<uint32_t>& ids, NgramScore score);
   const NgramScore* get(const uint32_t* ids, int n) const;
-  size_t count(int n) const { return grams_[n - 1].size(); }
-  // Every n-gram of order n as (packed ids, score); see unpack().
-  const std::unordered_map<uint64_t, NgramScore>& grams(int n) const { return grams_[n - 1]; }
+  size_t count(int n) const { return n >= 1 && n <= order_ ? grams_[size_t(n - 1)].size() : 0; }
+  // Every n-gram of order n (1 to order()) as (packed ids, score); see unpack().
+  const std::unordered_map<uint64_t, NgramScore>& grams(int n) const { return grams_.at(size_t(n - 1)); }
   static std::vector<uint32_t> unpack(uint64_t key, int n);
   static uint64_t pack(const uint32_t* ids, int n);
 
@@ -63,7 +63,7 @@ void write_sphinx_trie(const std::string& arpa_path, const std::string& path);
 // Linear interpolation (1 - weight) * P_a + weight * P_b over the union of
 // both models' n-grams, with back-off weights recomputed so that every
 // history's distribution sums to one. A word only one model knows gets only
-// that model's share. Both models must have the same order.
+// that model's share. The result has a's order; b's may be lower.
 NgramLm interpolate(const NgramLm& a, const NgramLm& b, double weight_b);
 
 }  // namespace scribe::pipeline

@@ -164,6 +164,26 @@ TEST_F(NgramLmTest, InterpolationIsExactOnListedNgramsAndNormalizesEveryHistory)
   EXPECT_THROW(interpolate(cat, dog, 1.5), std::runtime_error);
 }
 
+TEST_F(NgramLmTest, ALowerOrderModelMixesIntoEveryHistory) {
+  const NgramLm cat = read_arpa(file("cat.arpa", kCatModel));
+  const NgramLm dog = read_arpa(file("unigrams.arpa", "\\data\\\nngram 1=3\n\n\\1-grams:\n-99\t<s>\n"
+                                                      "-0.30103\t</s>\n-0.30103\tdog\n\n\\end\\\n"));
+  ASSERT_EQ(dog.order(), 1);
+  const NgramLm mixed = interpolate(cat, dog, 0.5);
+  EXPECT_EQ(mixed.order(), 3);
+  EXPECT_NEAR(std::pow(10.0, prob(mixed, {"dog"})), 0.25, 1e-5);
+  EXPECT_NEAR(std::pow(10.0, prob(mixed, {"the", "cat", "sat"})), 0.5 * std::pow(10.0, -0.045757), 1e-5);
+  for (auto history : std::vector<std::vector<const char*>>{{"the", "cat"}, {"sat"}, {"dog", "the"}}) {
+    std::vector<uint32_t> h;
+    for (const char* w : history) h.push_back(uint32_t(mixed.find(w)));
+    double sum = 0;
+    for (uint32_t v = 0; v < mixed.vocabulary_size(); ++v)
+      if (mixed.word(v) != "<s>") sum += std::pow(10.0, mixed.log10_prob(h.data(), int(h.size()), v));
+    EXPECT_NEAR(sum, 1.0, 1e-4);
+  }
+  EXPECT_THROW(interpolate(dog, cat, 0.5), std::runtime_error);
+}
+
 TEST_F(NgramLmTest, SphinxTrieRoundTripThroughSphinxbase) {
   const NgramLm cat = read_arpa(file("cat.arpa", kCatModel));
   write_sphinx_trie(scratch_->path("cat.arpa"), scratch_->path("cat.lm.bin"));

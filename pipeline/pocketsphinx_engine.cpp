@@ -37,9 +37,10 @@ class PocketSphinxEngine final : public AsrEngine {
     const std::string hmm = o.acoustic_model_dir();
     const std::string lm = o.language_model_path();
     const std::string dict = (dir / "cmudict-en-us.dict").string();
-    if (!fs::exists(hmm) || !fs::exists(lm) || !fs::exists(dict))
+    if (!fs::exists(hmm) || !fs::exists(dict))
       throw std::runtime_error("PocketSphinx model not found under " + o.model_dir +
                                " (Debian package pocketsphinx-en-us)");
+    if (!fs::exists(lm)) throw std::runtime_error("PocketSphinx language model not found: " + lm);
     std::vector<std::string> args = {"-hmm", hmm, "-lm", lm, "-dict", dict};
     const auto decoder = o.decoder_arguments();
     args.insert(args.end(), decoder.begin(), decoder.end());

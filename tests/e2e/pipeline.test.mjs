@@ -4,7 +4,7 @@
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { truncateSync, statSync, copyFileSync } from 'node:fs';
+import { truncateSync, statSync, copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer, newAccount, curl, BIN, DB } from './harness.mjs';
@@ -195,6 +195,42 @@ test('an OpenAI-compatible server is its own pipeline only when one is configure
   } finally {
     await configured.stop();
   }
+});
+
+test('an operator\'s domain language model: scribe lm mix builds it and the decoder uses it', () => {
+  // A domain of ten digit words, as a unigram ARPA model. At weight 1 every
+  // other word of the en-us model gets no probability, so whatever the
+  // recording says, the decoder can only answer in digits.
+  const digits = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'zero'];
+  const arpa = join(MEDIA_DIR, 'digits.arpa');
+  writeFileSync(arpa, `\\data\\\nngram 1=12\n\n\\1-grams:\n-99\t<s>\n-1.041393\t</s>\n` +
+    digits.map((d) => `-1.041393\t${d}\n`).join('') + '\n\\end\\\n');
+  const lm = join(MEDIA_DIR, 'digits.lm.bin');
+  const mix = spawnSync(BIN, ['lm', 'mix', '--other', arpa, '--weight', '1', '--out', lm], { encoding: 'utf8' });
+  assert.equal(mix.status, 0, mix.stderr);
+  assert.match(mix.stderr, /at 1: \d+ words, \d+ bigrams, \d+ trigrams/);
+
+  const transcribe = (env) => spawnSync(BIN, ['transcribe', talk, '--text'],
+    { encoding: 'utf8', env: { ...process.env, ...env } });
+  const words = (out) => out.split('\n').filter(Boolean)
+    .flatMap((line) => line.replace(/^\[[^\]]*\] [^:]*: /, '').toLowerCase().match(/[a-z']+/g) ?? []);
+  const domain = transcribe({ SCRIBE_POCKETSPHINX_LM: lm });
+  assert.equal(domain.status, 0, domain.stderr);
+  const heard = words(domain.stdout);
+  assert.ok(heard.length > 0, domain.stdout);
+  assert.deepEqual(heard.filter((w) => !digits.includes(w)), [], domain.stdout);
+  const general = transcribe({});
+  assert.equal(general.status, 0, general.stderr);
+  assert.ok(words(general.stdout).filter((w) => !digits.includes(w)).length > 10, general.stdout);
+
+  // Bad input is refused with a message and writes nothing.
+  const bad = spawnSync(BIN, ['lm', 'mix', '--other', arpa, '--weight', '1.5', '--out', join(MEDIA_DIR, 'x.lm.bin')],
+    { encoding: 'utf8' });
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--weight must be a number from 0 to 1/);
+  const missing = transcribe({ SCRIBE_POCKETSPHINX_LM: join(MEDIA_DIR, 'none.lm.bin') });
+  assert.notEqual(missing.status, 0);
+  assert.match(missing.stderr, /language model not found/);
 });
 
 test('waits that race their job\'s completion all answer 200', async () => {
