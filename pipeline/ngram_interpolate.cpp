@@ -53,17 +53,20 @@ NgramLm interpolate(const NgramLm& a, const NgramLm& b, double weight_b) {
     return ids;
   };
 
-  // Probabilities of every n-gram either model lists.
+  auto add = [&](const uint32_t* ids, int n) {
+    if (out.get(ids, n)) return;
+    const double p = (1 - weight_b) * source_prob(a, to_a, ids, n) + weight_b * source_prob(b, to_b, ids, n);
+    // The sentence start is never predicted; ARPA writes -99 for it.
+    out.set(std::vector<uint32_t>(ids, ids + n), {p > 0 ? float(std::log10(p)) : -99.0f, 0});
+  };
+  // Probabilities of every n-gram either model lists, and of its history
+  // (ARPA may leave a history out, but its back-off weight needs an entry).
   for (int n = 1; n <= order; ++n) {
     for (const NgramLm* m : {&a, &b}) {
       if (n > m->order()) continue;
       for (const auto& [key, unused] : m->grams(n)) {
         std::vector<uint32_t> ids = to_out(*m, key, n);
-        if (out.get(ids.data(), n)) continue;
-        const double p = (1 - weight_b) * source_prob(a, to_a, ids.data(), n) +
-                         weight_b * source_prob(b, to_b, ids.data(), n);
-        // The sentence start is never predicted; ARPA writes -99 for it.
-        out.set(ids, {p > 0 ? float(std::log10(p)) : -99.0f, 0});
+        for (int k = 1; k <= n; ++k) add(ids.data(), k);
       }
     }
   }
@@ -86,7 +89,7 @@ NgramLm interpolate(const NgramLm& a, const NgramLm& b, double weight_b) {
     for (const auto& [history_key, m] : mass) {
       std::vector<uint32_t> ids = NgramLm::unpack(history_key, n);
       const NgramScore* h = out.get(ids.data(), n);
-      if (!h) continue;  // never reached: both sources list every history
+      if (!h) throw std::logic_error("n-gram history missing after interpolation");
       const double left = std::max(1 - m.listed, kMinMass);
       const double lower_left = std::max(1 - m.lower, kMinMass);
       out.set(ids, {h->prob, float(std::log10(left / lower_left))});

@@ -1,14 +1,9 @@
 #include "pipeline/ngram_lm.h"
 
-#include <sphinxbase/bitarr.h>
-#include <sphinxbase/logmath.h>
-
 #include <algorithm>
-#include <cmath>
-#include <cstring>
+#include <cstdio>
 #include <fstream>
 #include <limits>
-#include <memory>
 #include <sstream>
 #include <stdexcept>
 
@@ -26,12 +21,11 @@ NgramLm::NgramLm(int order) : order_(order), grams_(size_t(std::max(order, 1))) 
 }
 
 uint32_t NgramLm::intern(const std::string& word) {
-  auto [it, added] = ids_.emplace(word, uint32_t(words_.size()));
-  if (added) {
-    if (words_.size() > kIdMask) throw std::runtime_error("n-gram vocabulary too large");
-    words_.push_back(word);
-  }
-  return it->second;
+  if (auto it = ids_.find(word); it != ids_.end()) return it->second;
+  if (words_.size() > kIdMask) throw std::runtime_error("n-gram vocabulary too large");
+  ids_.emplace(word, uint32_t(words_.size()));
+  words_.push_back(word);
+  return uint32_t(words_.size() - 1);
 }
 
 int64_t NgramLm::find(const std::string& word) const {
@@ -110,7 +104,12 @@ NgramLm read_arpa(const std::string& path) {
     if (!(fields >> score.prob)) throw std::runtime_error(path + ": bad line: " + line);
     ids.clear();
     std::string w;
-    for (int i = 0; i < n && fields >> w; ++i) ids.push_back(lm.intern(w));
+    for (int i = 0; i < n && fields >> w; ++i) {
+      // Every word must be one of the 1-grams, as ARPA readers (sphinxbase's
+      // among them) require.
+      if (n > 1 && lm.find(w) < 0) throw std::runtime_error(path + ": '" + w + "' is not among the 1-grams");
+      ids.push_back(lm.intern(w));
+    }
     if (int(ids.size()) != n) throw std::runtime_error(path + ": short line: " + line);
     if (!(fields >> score.backoff)) score.backoff = 0;
     lm.set(ids, score);

@@ -123,12 +123,19 @@ NgramLm read_sphinx_trie(const std::string& path) {
   auto log10 = [&](float v) { return float(logmath_log_float_to_log10(lmath.get(), v)); };
   auto table = [&](int n, bool backoff) { return quant.data() + size_t(n - 2) * 2 * kQuantBins + (backoff ? kQuantBins : 0); };
 
+  // A corrupt file must not send the walk outside the arrays: every word id
+  // and child range is checked against the counts.
+  auto check = [&](bool ok) {
+    if (!ok) throw std::runtime_error(path + ": inconsistent trie language model");
+  };
   for (uint32_t w = 0; w < counts[0]; ++w) {
     lm.set({w}, {log10(unigrams[w].prob), log10(unigrams[w].backoff)});
     if (order == 1) continue;
     const PackedLevel& bigrams = levels[0];
+    check(unigrams[w].next <= unigrams[w + 1].next && unigrams[w + 1].next <= counts[1]);
     for (uint32_t b = unigrams[w].next; b < unigrams[w + 1].next; ++b) {
       const uint32_t h1 = bigrams.word(b);
+      check(h1 < counts[0]);
       if (order == 2) {
         lm.set({h1, w}, {log10(table(2, false)[bigrams.code(b, 0)]), 0});
         continue;
@@ -136,8 +143,13 @@ NgramLm read_sphinx_trie(const std::string& path) {
       // Middle entries hold the back-off code, then the probability code.
       lm.set({h1, w}, {log10(table(2, false)[bigrams.code(b, 16)]), log10(table(2, true)[bigrams.code(b, 0)])});
       const PackedLevel& trigrams = levels[1];
-      for (uint32_t t = bigrams.next(b); t < bigrams.next(b + 1); ++t)
-        lm.set({trigrams.word(t), h1, w}, {log10(table(3, false)[trigrams.code(t, 0)]), 0});
+      const uint32_t begin = bigrams.next(b), end = bigrams.next(b + 1);
+      check(begin <= end && end <= counts[2]);
+      for (uint32_t t = begin; t < end; ++t) {
+        const uint32_t h2 = trigrams.word(t);
+        check(h2 < counts[0]);
+        lm.set({h2, h1, w}, {log10(table(3, false)[trigrams.code(t, 0)]), 0});
+      }
     }
   }
   return lm;

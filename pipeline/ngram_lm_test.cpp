@@ -242,6 +242,36 @@ TEST_F(NgramLmTest, MalformedModelsAreRefused) {
   short_count.replace(short_count.find("ngram 2=4"), 9, "ngram 2=5");
   EXPECT_THROW(read_arpa(file("miscounted.arpa", short_count)), std::runtime_error);
   EXPECT_THROW(read_arpa(scratch_->path("missing.arpa")), std::runtime_error);
+  std::string stranger = kCatModel;
+  stranger.replace(stranger.find("the\tcat\tsat"), 11, "the\tcow\tsat");
+  EXPECT_THROW(read_arpa(file("stranger.arpa", stranger)), std::runtime_error);
+
+  // A trie whose first bigram names a word beyond the vocabulary (all ones
+  // in its 3-bit word field) is refused, not walked.
+  write_sphinx_trie(file("cat.arpa", kCatModel), scratch_->path("cat.lm.bin"));
+  std::fstream bin(scratch_->path("cat.lm.bin"), std::ios::in | std::ios::out | std::ios::binary);
+  // Header and order (20 bytes), three counts, the quantizer's int32 and its
+  // three tables of 2^16 floats, six unigram records.
+  bin.seekp(20 + 12 + 4 + 3 * 65536 * 4 + 6 * 12);
+  bin.put(char(0xff));
+  bin.close();
+  EXPECT_THROW(read_sphinx_trie(scratch_->path("cat.lm.bin")), std::runtime_error);
+}
+
+TEST_F(NgramLmTest, AHistoryTheArpaFileLeavesOutIsAddedAndNormalized) {
+  // "the dog sat" is listed but its history "the dog" is not.
+  std::string gap = kDogModel;
+  gap.replace(gap.find("-0.221849\tthe\tdog\t-0.2\n"), 26, "");
+  gap.replace(gap.find("ngram 2=4"), 9, "ngram 2=3");
+  const NgramLm dog = read_arpa(file("gap.arpa", gap));
+  ASSERT_EQ(dog.count(2), 3u);
+  const NgramLm mixed = interpolate(read_arpa(file("cat.arpa", kCatModel)), dog, 0.5);
+  auto h = ids(mixed, {"the", "dog"});
+  ASSERT_NE(mixed.get(h.data(), 2), nullptr);
+  double sum = 0;
+  for (uint32_t v = 0; v < mixed.vocabulary_size(); ++v)
+    if (mixed.word(v) != "<s>") sum += std::pow(10.0, mixed.log10_prob(h.data(), 2, v));
+  EXPECT_NEAR(sum, 1.0, 1e-4);
 }
 
 }  // namespace
