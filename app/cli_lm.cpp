@@ -43,9 +43,10 @@ int lm(int argc, char** argv) {
     pipeline::write_arpa(mixed, out);
     return 0;
   }
+  // sphinxbase writes its binary format only from a model it read itself.
   const std::string arpa = out + ".tmp.arpa";
-  pipeline::write_arpa(mixed, arpa);
   try {
+    pipeline::write_arpa(mixed, arpa);
     pipeline::write_sphinx_trie(arpa, out);
   } catch (...) {
     std::filesystem::remove(arpa);
