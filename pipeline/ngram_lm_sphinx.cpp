@@ -81,6 +81,10 @@ NgramLm read_sphinx_trie(const std::string& path) {
   if (order < 1 || order > NgramLm::kMaxOrder) throw std::runtime_error(path + ": order above 3");
   std::vector<uint32_t> counts(size_t(order), 0);
   for (auto& c : counts) c = take<uint32_t>(data, at, path);
+  // sphinxbase's own limit (25-bit word ids and pointers), which also keeps
+  // every bit offset below within 32 bits.
+  for (uint32_t c : counts)
+    if (c >= (1u << 25)) throw std::runtime_error(path + ": more n-grams of one order than sphinxbase supports");
 
   std::vector<float> quant;
   if (order > 1) {
