@@ -181,6 +181,10 @@
 // Prose helps the flite prose and the noisy sets a little and costs the
 // Asterisk prompts' phrasing more; not kept as the default. The tool stays
 // as an operator's domain adaptation (README). LibriVox was not run.
+// Also tried: the front end's frame rate (-frate 110 / 120 / 95, which
+// stretches or squeezes every phone against the model's durations): tuning
+// part 176 / 198 / 192 with the real cards 1 -> 4 each time, prompts part
+// 1,234 at 110. Not kept.
 //
 //   SCRIBE_BENCH_PARTS      which parts to run                default librivox,dialogue,rtf,memory
 //   SCRIBE_BENCH_PROMPT_STEP  every k-th Asterisk prompt only (prompts part)  default 1
