@@ -20,6 +20,9 @@ struct Args {
   bool flag(const std::string& name) const { return options.count(name) > 0; }
 };
 
+// `s` as a number when all of it is one (std::stod alone accepts "0.5abc").
+std::optional<double> whole_number(const std::string& s);
+
 // `allowed` lists option names (without --); boolean flags may be given alone.
 Args parse(int argc, char** argv, int first, const std::vector<std::string>& allowed);
 // Applies the options every long-running command shares (--database-url, ...).

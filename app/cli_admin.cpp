@@ -43,14 +43,8 @@ plans::Tier parse_plan(const std::string& s) {
 }
 
 money::Micros parse_usd(const std::string& s, const std::string& option) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(s, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  auto m = used == s.size() ? money::from_usd(v) : std::nullopt;
+  const auto v = whole_number(s);
+  auto m = v ? money::from_usd(*v) : std::nullopt;
   if (!m) throw std::invalid_argument("--" + option + " must be a number of US dollars");
   return *m;
 }

@@ -21,6 +21,16 @@ std::string Args::require(const std::string& name) const {
   return *v;
 }
 
+std::optional<double> whole_number(const std::string& s) {
+  try {
+    std::size_t used = 0;
+    const double v = std::stod(s, &used);
+    if (used == s.size()) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
 Args parse(int argc, char** argv, int first, const std::vector<std::string>& allowed) {
   Args a;
   for (int i = first; i < argc; ++i) {

@@ -21,23 +21,16 @@ int lm(int argc, char** argv) {
                  "FILE ends in .arpa. Point SCRIBE_POCKETSPHINX_LM at FILE to use it.\n";
     return args.help ? 0 : 2;
   }
-  double weight = 0;
-  try {
-    size_t used = 0;
-    weight = std::stod(args.require("weight"), &used);
-    if (used != args.require("weight").size()) throw std::invalid_argument("");
-  } catch (const std::exception&) {
-    throw std::invalid_argument("--weight must be a number from 0 to 1");
-  }
-  if (!(weight >= 0 && weight <= 1)) throw std::invalid_argument("--weight must be a number from 0 to 1");
+  const auto weight = whole_number(args.require("weight"));
+  if (!weight || !(*weight >= 0 && *weight <= 1)) throw std::invalid_argument("--weight must be a number from 0 to 1");
   const std::string base = args.get("base").value_or(pipeline::PocketSphinxOptions::from_env().language_model_path());
   const std::string out = args.require("out");
 
   auto a = pipeline::read_sphinx_trie(base);
   auto b = pipeline::read_arpa(args.require("other"));
-  auto mixed = pipeline::interpolate(a, b, weight);
+  auto mixed = pipeline::interpolate(a, b, *weight);
   std::cerr << "mixed " << base << " (" << a.count(1) << " words) with " << args.require("other") << " ("
-            << b.count(1) << " words) at " << weight << ": " << mixed.count(1) << " words, " << mixed.count(2)
+            << b.count(1) << " words) at " << *weight << ": " << mixed.count(1) << " words, " << mixed.count(2)
             << " bigrams, " << mixed.count(3) << " trigrams\n";
   if (std::filesystem::path(out).extension() == ".arpa") {
     pipeline::write_arpa(mixed, out);
