@@ -90,6 +90,14 @@ class NgramLmTest : public ::testing::Test {
     auto v = ids(lm, words);
     return lm.log10_prob(v.data(), int(v.size()) - 1, v.back());
   }
+  // The probability every word but <s> (never predicted) gets after `history`,
+  // summed: one for a normalized model.
+  static double mass(const NgramLm& lm, const std::vector<uint32_t>& history) {
+    double sum = 0;
+    for (uint32_t v = 0; v < lm.vocabulary_size(); ++v)
+      if (lm.word(v) != "<s>") sum += std::pow(10.0, lm.log10_prob(history.data(), int(history.size()), v));
+    return sum;
+  }
   static inline std::unique_ptr<testing::MediaScratch> scratch_;
 };
 
@@ -145,12 +153,7 @@ TEST_F(NgramLmTest, InterpolationIsExactOnListedNgramsAndNormalizesEveryHistory)
   for (int n = 1; n <= 2; ++n)
     for (const auto& [key, unused] : mixed.grams(n)) histories.push_back(NgramLm::unpack(key, n));
   histories.push_back(ids(mixed, {"dog", "cat"}));  // never seen together
-  for (const auto& h : histories) {
-    double sum = 0;
-    for (uint32_t v = 0; v < mixed.vocabulary_size(); ++v)
-      if (mixed.word(v) != "<s>") sum += linear(mixed.log10_prob(h.data(), int(h.size()), v));
-    EXPECT_NEAR(sum, 1.0, 1e-4) << "history of " << h.size() << " words";
-  }
+  for (const auto& h : histories) EXPECT_NEAR(mass(mixed, h), 1.0, 1e-4) << "history of " << h.size() << " words";
 
   // Weight 0 keeps the first model's listed probabilities.
   const NgramLm none = interpolate(cat, dog, 0);
@@ -173,14 +176,8 @@ TEST_F(NgramLmTest, ALowerOrderModelMixesIntoEveryHistory) {
   EXPECT_EQ(mixed.order(), 3);
   EXPECT_NEAR(std::pow(10.0, prob(mixed, {"dog"})), 0.25, 1e-5);
   EXPECT_NEAR(std::pow(10.0, prob(mixed, {"the", "cat", "sat"})), 0.5 * std::pow(10.0, -0.045757), 1e-5);
-  for (auto history : std::vector<std::vector<const char*>>{{"the", "cat"}, {"sat"}, {"dog", "the"}}) {
-    std::vector<uint32_t> h;
-    for (const char* w : history) h.push_back(uint32_t(mixed.find(w)));
-    double sum = 0;
-    for (uint32_t v = 0; v < mixed.vocabulary_size(); ++v)
-      if (mixed.word(v) != "<s>") sum += std::pow(10.0, mixed.log10_prob(h.data(), int(h.size()), v));
-    EXPECT_NEAR(sum, 1.0, 1e-4);
-  }
+  for (const auto& history : std::vector<std::vector<const char*>>{{"the", "cat"}, {"sat"}, {"dog", "the"}})
+    EXPECT_NEAR(mass(mixed, ids(mixed, history)), 1.0, 1e-4);
   EXPECT_THROW(interpolate(dog, cat, 0.5), std::runtime_error);
 }
 
@@ -268,10 +265,7 @@ TEST_F(NgramLmTest, AHistoryTheArpaFileLeavesOutIsAddedAndNormalized) {
   const NgramLm mixed = interpolate(read_arpa(file("cat.arpa", kCatModel)), dog, 0.5);
   auto h = ids(mixed, {"the", "dog"});
   ASSERT_NE(mixed.get(h.data(), 2), nullptr);
-  double sum = 0;
-  for (uint32_t v = 0; v < mixed.vocabulary_size(); ++v)
-    if (mixed.word(v) != "<s>") sum += std::pow(10.0, mixed.log10_prob(h.data(), 2, v));
-  EXPECT_NEAR(sum, 1.0, 1e-4);
+  EXPECT_NEAR(mass(mixed, h), 1.0, 1e-4);
 }
 
 }  // namespace
