@@ -186,6 +186,26 @@
 // part 176 / 198 / 192 with the real cards 1 -> 4 each time, prompts part
 // 1,234 at 110. Not kept.
 //
+// 2026-11-25: the search's own pruning. PocketSphinx checks -maxhmmpf
+// against the utterance's cumulative count of evaluated HMMs, so a few
+// frames in it prunes by histogram on every frame, and its 256 bins of
+// integer width cut the 1e-48 beam to about 1e-45.5 (any cap from 30,000 to
+// 1,000,000 gives the same errors; -beam 1e-52 the same too, it rounds to the
+// same bin width). With -maxhmmpf -1 the search keeps the 1e-48 beam: tuning
+// part 181 -> 169 (10/84/25/1/22/27), prompts 1,122 -> 1,127 (434/250/443),
+// dialogue 12.1% -> 11.6%; RTF on the 30-minute file 0.077 -> 0.082; 67 s
+// of reversed speech (every frame "speech", no words to find) 8.5 -> 8.9 s.
+// A wider beam under the cap (-beam 1e-57, bins of width 5) gives the same
+// 169 for a third more time, and wider beams without the cap change nothing
+// more (1e-60 everywhere, lookahead -pl_window 0, -fwdflatsfwin 50: 169-170),
+// so the search has converged: what is left is the models. Kept: -maxhmmpf -1.
+// On the same tuning runs, a lower LM weight in the later passes (-fwdflatlw
+// and -bestpathlw 8 instead of 8.5 / 9.5) gave 157 but prompts 1,161, -wip
+// 0.5 gave 165; neither kept (real speech prefers the defaults).
+// LibriVox, run once after: 25.4%, the same 18 errors. The prose mixture
+// above (weight 0.1) was also run on LibriVox once, as a go/no-go for that
+// direction: 26.8% ("prudently" right, "unless" -> "hello study").
+//
 //   SCRIBE_BENCH_PARTS      which parts to run                default librivox,dialogue,rtf,memory
 //   SCRIBE_BENCH_PROMPT_STEP  every k-th Asterisk prompt only (prompts part)  default 1
 //   SCRIBE_BENCH_RTF_MIN    length of the real-time-factor file (minutes)    default 30
