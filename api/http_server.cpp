@@ -67,6 +67,17 @@ class Session : public std::enable_shared_from_this<Session> {
     if (fd_ >= 0) ::close(fd_);
   }
 
+  // Called by the server's destructor once its I/O threads have stopped: an
+  // answer the application still owes can no longer be written, and the
+  // session must die here, while the io_context its socket and timer belong
+  // to still exists, not later on whichever thread drops the callback.
+  void abandon_answer() {
+    if (auto slot = pending_.lock()) {
+      std::lock_guard lock(slot->mu);
+      slot->session.reset();
+    }
+  }
+
   void start() {
     beast::error_code ec;
     auto ep = stream_.socket().remote_endpoint(ec);
@@ -151,24 +162,47 @@ class Session : public std::enable_shared_from_this<Session> {
     dispatch(std::move(req));
   }
 
+  // The callbacks given to the application (the responder, the stream
+  // plan's `done`) are copied around and destroyed on worker threads, often
+  // after the server is gone. So none of them owns the session: they share
+  // one slot, the first call moves the session out onto its own executor,
+  // and the server's destructor empties the slots of answers still owed.
+  struct AnswerSlot {
+    std::mutex mu;
+    std::shared_ptr<Session> session;
+  };
+
+  template <class T, class OnAnswer>
+  std::function<void(T)> answer_once(OnAnswer on_answer) {
+    auto slot = std::make_shared<AnswerSlot>();
+    slot->session = shared_from_this();
+    pending_ = slot;
+    return [slot, on_answer](T value) {
+      // Posting under the slot's lock: the destructor either empties the slot
+      // first, or finds the handler already queued in the live io_context.
+      std::lock_guard lock(slot->mu);
+      if (!slot->session) return;
+      auto self = std::move(slot->session);
+      auto executor = self->stream_.get_executor();
+      net::post(executor, [self = std::move(self), on_answer, value = std::move(value)]() mutable {
+        on_answer(*self, std::move(value));
+      });
+    };
+  }
+
   void dispatch(Request req) {
     // No read timeout while the request is being handled: a long-poll may
     // legitimately keep the connection quiet for 45 seconds.
     stream_.expires_never();
-    auto self = shared_from_this();
-    server_.dispatch(std::move(req), [self](Response res) {
-      net::post(self->stream_.get_executor(), [self, res = std::move(res)]() mutable { self->write(std::move(res)); });
-    });
+    server_.dispatch(std::move(req), answer_once<Response>([](Session& s, Response res) { s.write(std::move(res)); }));
   }
 
   // --- streamed bodies -----------------------------------------------------
   void prepare_stream() {
     busy_ = true;
     stream_.expires_never();
-    auto self = shared_from_this();
-    server_.stream_prepare(head_, [self](StreamPlan plan) {
-      net::post(self->stream_.get_executor(), [self, plan = std::move(plan)]() mutable { self->on_plan(std::move(plan)); });
-    });
+    server_.stream_prepare(head_,
+                           answer_once<StreamPlan>([](Session& s, StreamPlan plan) { s.on_plan(std::move(plan)); }));
   }
 
   void on_plan(StreamPlan plan) {
@@ -259,14 +293,11 @@ class Session : public std::enable_shared_from_this<Session> {
     keep_alive_ = false;
     if (req.body_state == "too_large" || req.body_state == "failed") return dispatch(std::move(req));
     stream_.expires_never();
-    auto self = shared_from_this();
-    server_.dispatch(std::move(req), [self](Response) {
-      net::post(self->stream_.get_executor(), [self] {
-        self->busy_ = false;
-        self->server_.request_finished();
-        self->close();
-      });
-    });
+    server_.dispatch(std::move(req), answer_once<Response>([](Session& s, Response) {
+                       s.busy_ = false;
+                       s.server_.request_finished();
+                       s.close();
+                     }));
   }
 
   void write(Response res) {
@@ -320,6 +351,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool busy_ = false;
   bool closing_ = false;
   bool closed_ = false;
+  std::weak_ptr<AnswerSlot> pending_;
 };
 
 void HttpServer::Impl::accept() {
@@ -357,6 +389,9 @@ HttpServer::~HttpServer() {
   impl_->ioc.stop();
   for (auto& t : impl_->threads)
     if (t.joinable()) t.join();
+  std::lock_guard lock(impl_->mu);
+  for (const auto& s : impl_->sessions) s->abandon_answer();
+  impl_->sessions.clear();
 }
 
 void HttpServer::set_streaming(StreamFilter filter, StreamPrepare prepare) {
