@@ -64,10 +64,14 @@ class ParkedRequests : public ::testing::Test {
     }
   }
 
-  Responder wait_parked() {
+  // Waits for the request and takes its responder, so that the test holds
+  // the only copy the server handed out.
+  Responder take_parked() {
     std::unique_lock lock(mu_);
     cv_.wait(lock, [this] { return parked_.has_value(); });
-    return *parked_;
+    Responder r = std::move(*parked_);
+    parked_.reset();
+    return r;
   }
 
   // Shuts the server down without waiting for owed answers and destroys it.
@@ -94,11 +98,7 @@ const std::string kGet = "GET /x HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\
 TEST_F(ParkedRequests, ResponderKeptAfterAnsweringDoesNotOutliveTheServer) {
   std::string reply;
   std::thread client([&] { reply = exchange(port_, kGet); });
-  Responder kept = wait_parked();
-  {
-    std::lock_guard lock(mu_);
-    parked_.reset();
-  }
+  Responder kept = take_parked();
   kept(Response{200, "text/plain", {}, "answered", false});
   client.join();
   EXPECT_NE(reply.find("200 OK"), std::string::npos) << reply;
@@ -114,11 +114,7 @@ TEST_F(ParkedRequests, ResponderKeptAfterAnsweringDoesNotOutliveTheServer) {
 TEST_F(ParkedRequests, AnswerOwedWhenTheServerGoesIsDropped) {
   std::string reply;
   std::thread client([&] { reply = exchange(port_, kGet); });
-  Responder owed = wait_parked();
-  {
-    std::lock_guard lock(mu_);
-    parked_.reset();
-  }
+  Responder owed = take_parked();
   destroy_server();
   client.join();
   EXPECT_EQ(reply, "") << "no response was written, and the client saw the connection close";
@@ -132,7 +128,7 @@ TEST_F(ParkedRequests, AnswerOwedWhenTheServerGoesIsDropped) {
 TEST_F(ParkedRequests, SecondAnswerIsIgnored) {
   std::string reply;
   std::thread client([&] { reply = exchange(port_, kGet); });
-  Responder respond = wait_parked();
+  Responder respond = take_parked();
   respond(Response{200, "text/plain", {}, "first", false});
   respond(Response{500, "text/plain", {}, "second", false});
   client.join();
