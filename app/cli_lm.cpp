@@ -25,11 +25,12 @@ int lm(int argc, char** argv) {
   if (!weight || !(*weight >= 0 && *weight <= 1)) throw std::invalid_argument("--weight must be a number from 0 to 1");
   const std::string base = args.get("base").value_or(pipeline::PocketSphinxOptions::from_env().language_model_path());
   const std::string out = args.require("out");
+  const std::string other = args.require("other");
 
   auto a = pipeline::read_sphinx_trie(base);
-  auto b = pipeline::read_arpa(args.require("other"));
+  auto b = pipeline::read_arpa(other);
   auto mixed = pipeline::interpolate(a, b, *weight);
-  std::cerr << "mixed " << base << " (" << a.count(1) << " words) with " << args.require("other") << " ("
+  std::cerr << "mixed " << base << " (" << a.count(1) << " words) with " << other << " ("
             << b.count(1) << " words) at " << *weight << ": " << mixed.count(1) << " words, " << mixed.count(2)
             << " bigrams, " << mixed.count(3) << " trigrams\n";
   if (std::filesystem::path(out).extension() == ".arpa") {

@@ -5,7 +5,7 @@
 #include <vector>
 
 // Back-off n-gram language models (orders 1 to 3) held whole in memory, for
-// building the recognizer's language model (language_model_builder.h): the
+// building the recognizer's language model (`scribe lm mix`, app/cli_lm.cpp): the
 // Debian en-us model is read from PocketSphinx's binary trie, a model of
 // another text from ARPA, and the two are interpolated into one ARPA model.
 // Probabilities and back-off weights are log10, as in ARPA files.
