@@ -72,11 +72,14 @@ void ApiApp::finish(const Request& req, const std::string& request_id, const std
   double seconds = std::chrono::duration<double>(now() - started).count();
   Metrics::instance().observe(route, req.method, res.status, seconds);
   res.head = req.method == "HEAD";
-  log::info("request", {{"request_id", request_id},
-                        {"method", req.method},
-                        {"route", route},
-                        {"status", res.status},
-                        {"duration_ms", seconds * 1000.0}});
+  Json fields = {{"request_id", request_id},
+                 {"method", req.method},
+                 {"route", route},
+                 {"status", res.status},
+                 {"duration_ms", seconds * 1000.0}};
+  // A 5xx is the service's fault: an operator must see it at error level.
+  if (res.status >= 500) log::error("request", fields);
+  else log::info("request", fields);
   respond(std::move(res));
 }
 
@@ -189,6 +192,8 @@ void ApiApp::run(std::shared_ptr<RequestContext> ctx, const Route& route, Respon
     }
     res = route.handler(*ctx);
   } catch (const Error& err) {
+    if (err.http_status() >= 500)
+      log::error("request failed", {{"request_id", ctx->request_id}, {"code", err.code()}, {"error", err.message()}});
     res = error_response(ctx->request_id, err);
   } catch (const pqxx::broken_connection& err) {
     log::error("database connection lost", {{"request_id", ctx->request_id}, {"error", err.what()}});

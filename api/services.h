@@ -36,6 +36,9 @@ struct Services {
   // Duration and title of a link source (download or yt-dlp); throws the
   // spec's probe and video codes.
   std::function<ProbedMedia(const std::string& source, const std::string& url)> probe{};
+  // Duration of a completed upload (ffprobe of the stored file); throws 400
+  // invalid_request on upload_id when it is not playable media.
+  std::function<ProbedMedia(const std::string& upload_id)> probe_upload{};
   WaitRegistry* waits = nullptr;
   ThreadPool* workers = nullptr;  // set by ApiApp
   // Renders an error in the envelope for handlers that answer asynchronously.

@@ -19,7 +19,7 @@ const db::Statement kAccountIds{"audit.account_ids",
 const db::Statement kProjected{"audit.projected",
                                "select a.balance_micros, (select balance_after_micros from wallet_ledger l "
                                "where l.account_id = a.id order by event_position desc limit 1), "
-                               "(select count(*) from wallet_ledger l where l.account_id = a.id) "
+                               "(select count(*) from wallet_ledger l where l.account_id = a.id), a.held_micros, a.open_holds "
                                "from accounts a where a.id = $1"};
 const db::Statement kKeySpend{"audit.key_spend",
                               "select s.key_id, to_char(s.month, 'YYYY-MM'), s.settled_micros, s.held_micros "
@@ -115,6 +115,13 @@ int audit(int argc, char** argv) {
     if (projected != state.balance) {
       std::cout << "account " << id << ": balance from events " << state.balance << " micro-USD, accounts projection "
                 << projected << "\n";
+      ++differences;
+    }
+    if (res[0][3].as<int64_t>() != state.held() ||
+        res[0][4].as<int64_t>() != static_cast<int64_t>(state.open_holds.size())) {
+      std::cout << "account " << id << ": open holds from events " << state.open_holds.size() << " of "
+                << state.held() << " micro-USD, accounts projection " << res[0][4].as<int64_t>() << " of "
+                << res[0][3].as<int64_t>() << "\n";
       ++differences;
     }
     int64_t ledger_rows = res[0][2].as<int64_t>();

@@ -17,6 +17,7 @@
 #include "eventstore/event_store.h"
 #include "eventstore/subscription.h"
 #include "app/cli.h"
+#include "common/object_store.h"
 #include "common/url_policy.h"
 #include "pipeline/media_probe.h"
 #include "domain/pipelines.h"
@@ -111,6 +112,12 @@ void wire_media(api::Services& services) {
   auto work_dir = std::filesystem::temp_directory_path() / "scribe-probe";
   std::filesystem::create_directories(work_dir);
   auto probe = std::make_shared<pipeline::MediaProbe>(policy, work_dir.string(), options);
+  services.probe_upload = [options](const std::string& upload_id) -> api::ProbedMedia {
+    auto path = object_store().local_path("uploads/" + upload_id);
+    if (!path) throw Error::invalid("upload_id", "upload '" + upload_id + "' has no stored file");
+    auto result = pipeline::probe_file(*path, "upload_id", options.ffprobe, options.ffprobe_timeout);
+    return {result.duration_seconds, result.title};
+  };
   services.probe = [probe, preview](const std::string& source, const std::string& url) -> api::ProbedMedia {
     auto started = std::chrono::steady_clock::now();
     try {

@@ -6,6 +6,8 @@
 #include "common/object_store.h"
 #include "common/secrets.h"
 #include "domain/events.h"
+#include "domain/fair_use.h"
+#include "domain/measurement.h"
 #include "domain/pricing.h"
 #include "domain/wallet.h"
 #include "eventstore/event_store.h"
@@ -27,7 +29,6 @@ const db::Statement kQueued{"commands.queued_jobs",
 
 constexpr int kMaxAttempts = 50;
 constexpr auto kQuoteLifetime = std::chrono::hours(1);
-constexpr auto kFairUseWindow = std::chrono::hours(6);
 
 int64_t next_transcription_id(pqxx::connection& conn) {
   pqxx::nontransaction txn(conn);
@@ -36,31 +37,6 @@ int64_t next_transcription_id(pqxx::connection& conn) {
 
 void stamp(std::vector<es::NewEvent>& events, const Meta& meta) {
   for (auto& e : events) e.metadata = meta.to_json();
-}
-
-// The pay-as-you-go fair-use wall: at most the plan's minutes accepted in any
-// rolling 6 h window. Subscription plans only queue at lower priority.
-void check_fair_use(const account::State& acc, int64_t billed_seconds, TimePoint at) {
-  auto limits = plans::limits_of(acc.plan);
-  if (!limits.pay_as_you_go || !limits.fair_use_minutes_per_6h) return;
-  const int64_t cap = static_cast<int64_t>(*limits.fair_use_minutes_per_6h) * 60;
-  const TimePoint since = at - kFairUseWindow;
-  const int64_t used = acc.accepted_seconds_since(since);
-  if (used + billed_seconds <= cap) return;
-  // The wait is until enough of the window's oldest jobs have rolled off.
-  int64_t need = used + billed_seconds - cap, freed = 0, wait = 1;
-  for (const auto& [t, secs] : acc.accepted) {
-    if (t <= since) continue;
-    freed += secs;
-    if (freed >= need) {
-      wait = std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(t + kFairUseWindow - at).count());
-      break;
-    }
-  }
-  throw Error("rate_limited",
-              "pay-as-you-go fair use: at most " + std::to_string(*limits.fair_use_minutes_per_6h) +
-                  " minutes of audio per rolling 6 hours; " + std::to_string(used / 60) + " used",
-              {{"retry_after", wait}});
 }
 
 void check_backlog(pqxx::transaction_base& txn, const account::State& acc) {
@@ -92,7 +68,7 @@ Accepted accept(pqxx::work& txn, const Caller& caller, int64_t transcription_id,
   a.price = pricing::quote(duration_seconds, a.account.plan);
   transcription::check_max_charge(max_charge, a.price.charge);
   TimePoint at = now();
-  check_fair_use(a.account, a.price.billed_seconds, at);
+  fair_use::check(a.account, a.price.billed_seconds, at);
   check_backlog(txn, a.account);
   std::optional<money::Micros> cap;
   if (caller.key_id)
@@ -170,6 +146,10 @@ Priced retry(pqxx::connection& conn, const Caller& caller, int64_t transcription
              std::optional<money::Micros> max_charge) {
   for (int attempt = 1;; ++attempt) {
     pqxx::work txn(conn);
+    // The account's lock first, then the transcription: concurrent retries of
+    // one transcription queue here, and each after the first reads it already
+    // processing and gets the answer a later retry would (not a hold clash).
+    es::EventStore::lock_stream(txn, account::stream_id(caller.account_id));
     auto tr = transcription::fold(es::EventStore::read_stream(txn, transcription::stream_id(transcription_id)));
     if (!tr.exists || tr.deleted || tr.account_id != caller.account_id) throw Error::not_found("transcription");
     if (tr.status != transcription::kFailed)
@@ -179,7 +159,8 @@ Priced retry(pqxx::connection& conn, const Caller& caller, int64_t transcription
     // The plan's length cap was checked when the transcription was accepted.
     Accepted a = accept(txn, caller, transcription_id, next, tr.duration_seconds, max_charge, false);
     std::vector<es::NewEvent> tev = {transcription::retried(tr, a.price.billed_seconds, a.price.charge,
-                                                            transcription::hold_id(transcription_id, next))};
+                                                            transcription::hold_id(transcription_id, next),
+                                                            max_charge)};
     stamp(tev, caller.meta);
     stamp(a.account_events, caller.meta);
     try {
@@ -218,8 +199,8 @@ void remove(pqxx::connection& conn, const Caller& caller, int64_t transcription_
     std::vector<es::NewEvent> tev = {transcription::deleted(tr)};
     stamp(tev, caller.meta);
     appends.push_back({sid, es::ExpectedVersion::exact(tr.version), std::move(tev)});
-    if (transcription::is_active(tr.status)) {
-      auto release = wallet::release_hold(acc, transcription::hold_id(transcription_id, tr.attempt));
+    if (transcription::is_active(tr.status) && tr.hold) {
+      auto release = wallet::release_hold(acc, *tr.hold);
       if (!release.empty()) {
         stamp(release, caller.meta);
         appends.push_back({account::stream_id(caller.account_id), es::ExpectedVersion::exact(acc.version),
@@ -271,10 +252,14 @@ bool finish_attempt(pqxx::connection& conn, int64_t transcription_id, int attemp
       if (!tr.exists || tr.deleted || tr.attempt != attempt || tr.status != transcription::kProcessing) return false;
       acc = load_account(txn, tr.account_id);
     }
-    const std::string hold = transcription::hold_id(transcription_id, attempt);
+    // A completed attempt is charged its measured length; a failed one its
+    // hold, or its measured length once the worker measured it (a recording
+    // declared longer than it is is never charged for the difference).
     money::Micros charge = tr.last_charge;
+    if (!measured_duration) measured_duration = tr.measured_seconds;
     if (measured_duration) charge = pricing::quote(*measured_duration, acc.plan).charge;
-    std::vector<es::NewEvent> settle = wallet::settle_hold(acc, hold, charge, now());
+    std::vector<es::NewEvent> settle;
+    if (tr.hold) settle = wallet::settle_hold(acc, *tr.hold, charge, now());
     for (auto& e : settle) e.metadata = meta.to_json();
     // The outcome records what was really charged, so reads show the charge
     // rather than the hold.
@@ -295,6 +280,39 @@ bool finish_attempt(pqxx::connection& conn, int64_t transcription_id, int attemp
 }
 
 }  // namespace
+
+Measurement measure_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt, double measured_seconds,
+                            const Meta& meta) {
+  for (int tries = 1;; ++tries) {
+    const std::string sid = transcription::stream_id(transcription_id);
+    transcription::State tr;
+    account::State acc;
+    {
+      pqxx::read_transaction txn(conn);
+      tr = transcription::fold(es::EventStore::read_stream(txn, sid));
+      if (!tr.exists || tr.deleted || tr.attempt != attempt || tr.status != transcription::kProcessing)
+        return Measurement::Gone;
+      acc = load_account(txn, tr.account_id);
+    }
+    auto decision = measurement::decide(tr, acc, measured_seconds, now());
+    if (decision.outcome == measurement::Outcome::AlreadyMeasured) return Measurement::Go;
+    stamp(decision.transcription_events, meta);
+    stamp(decision.account_events, meta);
+    std::vector<es::StreamAppend> appends = {
+        {sid, es::ExpectedVersion::exact(tr.version), std::move(decision.transcription_events)}};
+    // The account's version is checked even when only the fair-use record
+    // changes, so the decision is never made on a stale wallet.
+    if (!decision.account_events.empty())
+      appends.push_back({account::stream_id(tr.account_id), es::ExpectedVersion::exact(acc.version),
+                         std::move(decision.account_events)});
+    try {
+      es::EventStore::append_and_commit(conn, std::move(appends));
+      return decision.outcome == measurement::Outcome::Refused ? Measurement::Refused : Measurement::Go;
+    } catch (const es::ConcurrencyError&) {
+      if (tries >= kMaxAttempts) throw;
+    }
+  }
+}
 
 bool complete_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt, const Completion& done,
                       const Meta& meta) {

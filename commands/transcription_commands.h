@@ -56,6 +56,16 @@ bool complete_attempt(pqxx::connection& conn, int64_t transcription_id, int atte
 bool fail_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt, const std::string& code,
                   const std::string& message, const Meta& meta);
 
+// Worker side: the recording of attempt `attempt` was decoded and is
+// `measured_seconds` long; its hold is made to cover that length
+// (domain/measurement.h). Go: recognize it. Refused: the attempt failed with
+// the refusing check's code and its hold was released; stop. Gone: the
+// attempt is no longer current; stop, record nothing. Safe to call again for
+// the same attempt (a restarted worker): it is then Go with nothing appended.
+enum class Measurement { Go, Refused, Gone };
+Measurement measure_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt, double measured_seconds,
+                            const Meta& meta);
+
 // Worker side: records the stage the current attempt entered. False (and
 // nothing appended) when the attempt is no longer current.
 bool record_stage(pqxx::connection& conn, int64_t transcription_id, int attempt, const std::string& stage,

@@ -30,8 +30,8 @@ money::Micros State::key_held(int64_t key_id) const {
 
 int64_t State::accepted_seconds_since(TimePoint since) const {
   int64_t total = 0;
-  for (const auto& [at, secs] : accepted)
-    if (at > since) total += secs;
+  for (const auto& a : accepted)
+    if (a.at > since) total += a.billed_seconds;
   return total;
 }
 
@@ -74,7 +74,13 @@ void apply(State& s, const std::string& type, const Json& d) {
     if (auto k = optional_key(d)) s.key_spend[{*k, d.at("month").get<std::string>()}] += charged;
   } else if (type == events::kTranscriptionAccepted) {
     if (auto at = parse_iso8601(d.at("accepted_at").get<std::string>()))
-      s.accepted.emplace_back(*at, d.at("billed_seconds").get<int64_t>());
+      s.accepted.push_back({*at, d.at("billed_seconds").get<int64_t>(), d.value("transcription_id", int64_t{0}),
+                            d.value("attempt", 0)});
+  } else if (type == events::kAcceptedSecondsCorrected) {
+    const auto tid = d.at("transcription_id").get<int64_t>();
+    const int attempt = d.at("attempt").get<int>();
+    for (auto& a : s.accepted)
+      if (a.transcription_id == tid && a.attempt == attempt) a.billed_seconds = d.at("billed_seconds").get<int64_t>();
   } else if (type == events::kWalletHoldReleased) {
     auto id = d.at("hold_id").get<std::string>();
     s.open_holds.erase(id);

@@ -45,8 +45,15 @@ struct State {
   std::map<std::string, bool> closed_holds;  // hold ids settled or released
   // Settled spend per key and month ("YYYY-MM"), for monthly caps.
   std::map<std::pair<int64_t, std::string>, money::Micros> key_spend;
-  // Jobs accepted (time, billed seconds), for the rolling fair-use window.
-  std::vector<std::pair<TimePoint, int64_t>> accepted;
+  // Jobs accepted, for the rolling fair-use window. The billed seconds of an
+  // attempt follow its measured length once the worker has measured it.
+  struct Accepted {
+    TimePoint at;
+    int64_t billed_seconds = 0;
+    int64_t transcription_id = 0;
+    int attempt = 0;
+  };
+  std::vector<Accepted> accepted;
   int64_t version = 0;  // stream version this state was folded to
 
   int active_keys(TimePoint at) const;

@@ -34,6 +34,14 @@ inline constexpr const char* kTranscriptionDeleted = "TranscriptionDeleted";
 // Account stream: a job was accepted (fair-use accounting; no money moves).
 inline constexpr const char* kTranscriptionAccepted = "TranscriptionAccepted";
 // {account_id, transcription_id, attempt, billed_seconds, accepted_at}
+// Account stream: the worker measured the recording and the attempt's billed
+// seconds in the fair-use window now follow the measured length.
+inline constexpr const char* kAcceptedSecondsCorrected = "AcceptedSecondsCorrected";
+// {account_id, transcription_id, attempt, billed_seconds, previous_billed_seconds}
+// Transcription stream: the worker measured the recording before recognizing
+// it (domain/measurement.h); the attempt's hold now covers that length.
+inline constexpr const char* kTranscriptionMeasured = "TranscriptionMeasured";
+// {transcription_id, attempt, duration_seconds, billed_seconds, charge_micros, hold_id|null}
 
 }  // namespace scribe::events
 

@@ -27,6 +27,23 @@ std::size_t utf8_length(const std::string& s) {
 
 Json opt(const std::optional<std::string>& v) { return v ? Json(*v) : Json(nullptr); }
 
+std::optional<std::string> optional_string(const Json& d, const char* key) {
+  if (!d.contains(key) || d.at(key).is_null()) return std::nullopt;
+  return d.at(key).get<std::string>();
+}
+
+// What a new attempt (creation or retry) holds and may cost. Events from
+// before max_charge_micros was recorded carry no ceiling.
+void take_attempt_money(State& s, const Json& d) {
+  s.last_charge = d.at("charge_micros").get<int64_t>();
+  s.billed_seconds = d.value("billed_seconds", int64_t{0});
+  s.hold = optional_string(d, "hold_id");
+  s.max_charge.reset();
+  if (d.contains("max_charge_micros") && d.at("max_charge_micros").is_number_integer())
+    s.max_charge = d.at("max_charge_micros").get<int64_t>();
+  s.measured_seconds.reset();
+}
+
 Json request_json(const Request& r) {
   return {{"source", r.source},
           {"url", opt(r.url)},
@@ -69,14 +86,21 @@ void apply(State& s, const std::string& type, const Json& d) {
     s.status = kProcessing;
     s.stage = "queued";
     s.attempt = 1;
-    s.last_charge = d.at("charge_micros").get<int64_t>();
+    if (d.contains("key_id") && d.at("key_id").is_number_integer()) s.key_id = d.at("key_id").get<int64_t>();
+    take_attempt_money(s, d);
     if (d.contains("duration_seconds") && d.at("duration_seconds").is_number())
       s.duration_seconds = d.at("duration_seconds").get<double>();
   } else if (type == events::kTranscriptionRetried) {
     s.status = kProcessing;
     s.stage = "queued";
     s.attempt = d.at("attempt").get<int>();
+    take_attempt_money(s, d);
+  } else if (type == events::kTranscriptionMeasured) {
+    s.measured_seconds = d.at("duration_seconds").get<double>();
+    s.duration_seconds = *s.measured_seconds;
+    s.billed_seconds = d.at("billed_seconds").get<int64_t>();
     s.last_charge = d.at("charge_micros").get<int64_t>();
+    s.hold = optional_string(d, "hold_id");
   } else if (type == events::kTranscriptionStageChanged) {
     s.stage = d.at("stage").get<std::string>();
   } else if (type == events::kTranscriptionCompleted) {
@@ -201,10 +225,12 @@ es::NewEvent created(int64_t id, int64_t account_id, std::optional<int64_t> key_
   d["billed_seconds"] = billed_seconds;
   d["charge_micros"] = charge;
   d["hold_id"] = charge > 0 ? Json(hold) : Json(nullptr);
+  d["max_charge_micros"] = r.max_charge ? Json(*r.max_charge) : Json(nullptr);
   return {events::kTranscriptionCreated, std::move(d)};
 }
 
-es::NewEvent retried(const State& s, int64_t billed_seconds, money::Micros charge, const std::string& hold) {
+es::NewEvent retried(const State& s, int64_t billed_seconds, money::Micros charge, const std::string& hold,
+                     std::optional<money::Micros> max_charge) {
   if (!s.exists || s.deleted) throw Error::not_found("transcription");
   if (s.status != kFailed)
     throw Error("invalid_request", "only a failed transcription can be retried; this one is " + s.status,
@@ -215,7 +241,8 @@ es::NewEvent retried(const State& s, int64_t billed_seconds, money::Micros charg
            {"attempt", s.attempt + 1},
            {"billed_seconds", billed_seconds},
            {"charge_micros", charge},
-           {"hold_id", charge > 0 ? Json(hold) : Json(nullptr)}}};
+           {"hold_id", charge > 0 ? Json(hold) : Json(nullptr)},
+           {"max_charge_micros", max_charge ? Json(*max_charge) : Json(nullptr)}}};
 }
 
 es::NewEvent deleted(const State& s) {

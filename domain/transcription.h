@@ -47,11 +47,16 @@ struct State {
   bool exists = false;
   int64_t id = 0;
   int64_t account_id = 0;
+  std::optional<int64_t> key_id;  // the key that created it
   std::string status;
   std::string stage;
   int attempt = 0;
   bool deleted = false;
-  money::Micros last_charge = 0;
+  money::Micros last_charge = 0;  // what the current attempt holds
+  int64_t billed_seconds = 0;     // the seconds that hold covers
+  std::optional<std::string> hold;  // the current attempt's hold (none when it costs 0)
+  std::optional<money::Micros> max_charge;  // the current attempt's ceiling
+  std::optional<double> measured_seconds;   // the current attempt's measured length
   double duration_seconds = 0;
   int64_t version = 0;
 };
@@ -75,7 +80,8 @@ es::NewEvent quoted(int64_t id, int64_t account_id, std::optional<int64_t> key_i
 es::NewEvent created(int64_t id, int64_t account_id, std::optional<int64_t> key_id, const Request& r,
                      int64_t billed_seconds, money::Micros charge, const std::string& hold);
 // Refused unless the transcription failed; returns the TranscriptionRetried event.
-es::NewEvent retried(const State& s, int64_t billed_seconds, money::Micros charge, const std::string& hold);
+es::NewEvent retried(const State& s, int64_t billed_seconds, money::Micros charge, const std::string& hold,
+                     std::optional<money::Micros> max_charge);
 es::NewEvent deleted(const State& s);
 // The pipeline's progress on the current attempt: nullopt when `attempt` is
 // not the current processing attempt (retried, finished or deleted), so a

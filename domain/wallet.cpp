@@ -29,7 +29,8 @@ std::vector<es::NewEvent> place_hold(const account::State& s, const HoldRequest&
   if (req.amount < 0) throw Error("internal_error", "negative hold");
   if (req.amount == 0) return {};
   if (s.open_holds.count(req.hold_id) || s.closed_holds.count(req.hold_id))
-    throw Error("internal_error", "hold " + req.hold_id + " already exists");
+    // A programming error, never a client's: no internal identifier in the message.
+    throw Error("internal_error", "this work already has a wallet hold; retry the request");
   if (s.available() < req.amount) {
     throw Error("insufficient_funds",
                 "the wallet cannot cover this charge: " + std::to_string(money::to_usd(req.amount)) +

@@ -186,6 +186,7 @@ TranscribeResult transcribe(EnginePool& engines, const TranscribeRequest& req, c
   }
   out.duration_seconds = info.duration_seconds;
   out.title = info.title;
+  if (req.on_measured && !req.on_measured(out.duration_seconds)) throw JobAborted();
   auto speech = vad.finish();
   auto pieces = cut_pieces(speech, pcm.total_samples(), vad.frame_energy());
   out.pieces = pieces.size();

@@ -56,6 +56,10 @@ struct TranscribeRequest {
   std::string language = "auto";
   std::optional<double> max_seconds;  // the plan's file-length cap
   std::string work_dir;               // for the temporary PCM file
+  // Called once the recording is decoded and its length known, before any
+  // recognition work; returning false stops the job (JobAborted). The
+  // worker makes the wallet hold cover the measured length here.
+  std::function<bool(double seconds)> on_measured{};
 };
 
 struct TranscribeResult {

@@ -239,6 +239,15 @@ void Worker::process(pqxx::connection& conn, const ClaimedJob& job, const std::s
       throw JobFailure("internal_error", "pipeline " + spec.pipeline_code + " is not configured on this worker");
     TranscribeRequest req{media_path, spec.language,
                           double(plans::limits_of(spec.tier).max_file_minutes) * 60.0, options_.work_dir};
+    // What is charged follows what is transcribed: the hold is made to cover
+    // the measured length before recognition starts (a refusal has already
+    // failed the attempt and released its hold).
+    req.on_measured = [&](double seconds) {
+      if (cancelled) return false;
+      auto m = commands::measure_attempt(conn, job.transcription_id, job.attempt, seconds, meta);
+      if (m == commands::Measurement::Refused) log::info("job refused once measured", log_fields);
+      return m == commands::Measurement::Go;
+    };
     auto result = transcribe(*engine->second, req, on_stage, cancelled);
     cleanup();
     downloaded.clear();

@@ -11,11 +11,12 @@ namespace scribe::projections {
 namespace {
 
 const db::Statement kInsert{"accounts.insert",
-                            "insert into accounts(id, email, plan, balance_micros, created_at, updated_at) "
-                            "values ($1, $2, $3, $4, $5::timestamptz, $6::timestamptz)"};
+                            "insert into accounts(id, email, plan, balance_micros, held_micros, open_holds, created_at, "
+                            "updated_at) values ($1, $2, $3, $4, $5, $6, $7::timestamptz, $8::timestamptz)"};
 const db::Statement kUpdate{"accounts.update",
                             "update accounts set plan = coalesce($2, plan), balance_micros = balance_micros + $3, "
-                            "updated_at = $4::timestamptz where id = $1"};
+                            "held_micros = held_micros + $4, open_holds = open_holds + $5, "
+                            "updated_at = $6::timestamptz where id = $1"};
 
 const db::Statement kKeyHeld{"key_monthly_spend.add_held",
                              "insert into key_monthly_spend(key_id, month, held_micros) "
@@ -34,6 +35,8 @@ struct Change {
   std::string email;
   std::optional<std::string> plan;
   int64_t balance_delta = 0;
+  int64_t held_delta = 0;  // open holds' total and count (what /me subtracts)
+  int64_t holds_delta = 0;
   std::string created_at;
   std::string updated_at;
 };
@@ -82,18 +85,32 @@ class AccountsProjection final : public Projection {
         Change& c = changes[d.at("account_id").get<int64_t>()];
         c.balance_delta += d.at("amount_micros").get<int64_t>();
         c.updated_at = e.recorded_at;
+      } else if (e.type == events::kWalletHoldPlaced) {
+        Change& c = changes[d.at("account_id").get<int64_t>()];
+        c.held_delta += d.at("amount_micros").get<int64_t>();
+        c.holds_delta += 1;
+        c.updated_at = e.recorded_at;
       } else if (e.type == events::kWalletHoldSettled) {
         Change& c = changes[d.at("account_id").get<int64_t>()];
-        c.balance_delta -= d.at("charged_micros").get<int64_t>();
+        const int64_t charged = d.at("charged_micros").get<int64_t>();
+        c.balance_delta -= charged;
+        c.held_delta -= charged + d.at("released_micros").get<int64_t>();
+        c.holds_delta -= 1;
+        c.updated_at = e.recorded_at;
+      } else if (e.type == events::kWalletHoldReleased) {
+        Change& c = changes[d.at("account_id").get<int64_t>()];
+        c.held_delta -= d.at("amount_micros").get<int64_t>();
+        c.holds_delta -= 1;
         c.updated_at = e.recorded_at;
       }
       apply_key_spend(txn, e);
     }
     for (const auto& [id, c] : changes) {
       if (c.opened)
-        txn.exec_prepared(kInsert.name, id, c.email, *c.plan, c.balance_delta, c.created_at, c.updated_at);
+        txn.exec_prepared(kInsert.name, id, c.email, *c.plan, c.balance_delta, c.held_delta, c.holds_delta,
+                          c.created_at, c.updated_at);
       else
-        txn.exec_prepared(kUpdate.name, id, c.plan, c.balance_delta, c.updated_at);
+        txn.exec_prepared(kUpdate.name, id, c.plan, c.balance_delta, c.held_delta, c.holds_delta, c.updated_at);
     }
   }
 };

@@ -44,6 +44,11 @@ const db::Statement kFailed{"transcriptions.failed",
                             "update transcriptions set status = 'failed', stage = 'failed', error = $2::jsonb, "
                             "completed_at = $3::timestamptz, updated_at = $3::timestamptz, "
                             "charge_micros = coalesce($4, charge_micros) where id = $1"};
+// The worker measured the recording: the row shows the measured length and
+// what the attempt now holds.
+const db::Statement kMeasured{"transcriptions.measured",
+                              "update transcriptions set duration_seconds = $2, billed_seconds = $3, "
+                              "charge_micros = $4, hold_id = $5, updated_at = $6::timestamptz where id = $1"};
 const db::Statement kDelete{"transcriptions.delete", "delete from transcriptions where id = $1"};
 const db::Statement kEnqueue{"jobs.enqueue",
                              "insert into jobs(transcription_id, attempt, account_id, enqueued_at) "
@@ -82,6 +87,11 @@ class TranscriptionsProjection final : public Projection {
       txn.exec_prepared(kEnqueue.name, id, attempt, d.at("account_id").get<int64_t>(), e.recorded_at);
     } else if (e.type == events::kTranscriptionStageChanged) {
       txn.exec_prepared(kStage.name, d.at("transcription_id").get<int64_t>(), d.at("stage").get<std::string>(),
+                        e.recorded_at);
+    } else if (e.type == events::kTranscriptionMeasured) {
+      txn.exec_prepared(kMeasured.name, d.at("transcription_id").get<int64_t>(),
+                        optional_field<double>(d, "duration_seconds"), d.at("billed_seconds").get<int64_t>(),
+                        d.at("charge_micros").get<int64_t>(), optional_field<std::string>(d, "hold_id"),
                         e.recorded_at);
     } else if (e.type == events::kTranscriptionCompleted) {
       const int64_t id = d.at("transcription_id").get<int64_t>();

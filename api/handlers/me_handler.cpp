@@ -19,7 +19,8 @@ const db::Statement kMe{"me.read",
                         "select a.email, a.plan, a.balance_micros, k.id is not null, k.name, "
                         "coalesce(s.settled_micros, 0) + coalesce(s.held_micros, 0), "
                         "to_char(k.created_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), "
-                        "k.key_hash, k.revoked_at is not null, k.expires_at is not null and k.expires_at <= now() "
+                        "k.key_hash, k.revoked_at is not null, k.expires_at is not null and k.expires_at <= now(), "
+                        "a.held_micros, a.open_holds "
                         "from accounts a left join api_keys k on k.id = $2 "
                         "left join key_monthly_spend s on s.key_id = k.id "
                         "and s.month = date_trunc('month', now() at time zone 'UTC')::date where a.id = $1"};
@@ -42,6 +43,11 @@ Response MeHandler::handle(RequestContext& ctx) {
       {"user_id", p.account_id},
       {"email", acc[0][0].c_str()},
       {"wallet_balance_usd", money::to_usd(acc[0][2].as<int64_t>())},
+      // What new work can spend (the figure a 402 speaks of): the balance
+      // minus the holds of work in flight.
+      {"wallet_available_usd", money::to_usd(acc[0][2].as<int64_t>() - acc[0][10].as<int64_t>())},
+      {"wallet_held_usd", money::to_usd(acc[0][10].as<int64_t>())},
+      {"open_holds", acc[0][11].as<int64_t>()},
       {"subscription_tier", plans::name(tier)},
       {"limits",
        {{"max_file_minutes", pl.max_file_minutes},

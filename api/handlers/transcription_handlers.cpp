@@ -61,6 +61,13 @@ transcription::Request parse_request(RequestContext& ctx) {
   if (r.source == "upload") uploads::require_completed(ctx.db(), ctx.caller().account_id, *r.upload_id);
   if (r.source == "upload") {
     r.title = r.original_filename;
+    // The file is here already: what is quoted, held and charged is its
+    // measured length, not the declared one (which stays required by the
+    // contract, and is what a client without ffprobe would send).
+    if (ctx.services.probe_upload) {
+      ctx.release_db();
+      r.duration_seconds = ctx.services.probe_upload(*r.upload_id).duration_seconds;
+    }
   } else if (!r.duration_seconds || r.source != "external_url") {
     // The probe may take a while: the database connection is not held meanwhile.
     ctx.release_db();
