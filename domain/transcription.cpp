@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "common/error.h"
+#include "common/text.h"
 #include "domain/events.h"
 #include "domain/limits.h"
 #include "domain/pipelines.h"
@@ -11,19 +12,6 @@ namespace scribe::transcription {
 namespace {
 
 const char* kSources[] = {"video_site", "platform_url", "external_url", "upload"};
-
-bool has_control_chars(const std::string& s) {
-  for (unsigned char c : s)
-    if (c < 0x20 || c == 0x7f) return true;
-  return false;
-}
-
-// Characters (code points) of UTF-8 text: the spec's lengths count characters.
-std::size_t utf8_length(const std::string& s) {
-  std::size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
 
 Json opt(const std::optional<std::string>& v) { return v ? Json(*v) : Json(nullptr); }
 
@@ -157,8 +145,10 @@ void check_request(const Request& r) {
   if (r.client_reference &&
       (r.client_reference->empty() ||
        utf8_length(*r.client_reference) > static_cast<std::size_t>(limits::kClientReferenceMaxLength) ||
-       has_control_chars(*r.client_reference)))
-    throw Error::invalid("client_reference", "client_reference must be 1-200 characters without control characters");
+       has_control_chars(*r.client_reference) || !is_valid_utf8(*r.client_reference)))
+    throw Error::invalid("client_reference",
+                         "client_reference must be 1-200 characters of UTF-8 without control characters "
+                         "(U+0000-U+001F, U+007F-U+009F)");
 }
 
 void check_plan_length(double duration_seconds, plans::Tier tier) {
@@ -174,7 +164,7 @@ void check_plan_length(double duration_seconds, plans::Tier tier) {
 void check_max_charge(std::optional<money::Micros> max_charge, money::Micros charge) {
   if (max_charge && charge > *max_charge)
     throw Error("max_charge_exceeded",
-                "the charge of " + std::to_string(money::to_usd(charge)) + " USD is above max_charge_usd; nothing was "
+                "the charge of " + format_number(money::to_usd(charge)) + " USD is above max_charge_usd; nothing was "
                 "created or held",
                 {{"charge_usd", money::to_usd(charge)}, {"max_charge_usd", money::to_usd(*max_charge)}});
 }
