@@ -364,6 +364,20 @@ test('not completed: 409 not_ready with the reason and status; /words says why',
   }
 });
 
+test('wait attaches content only when completed: a failed one gets none, whatever include asks', async () => {
+  const failed = await api(`/transcriptions/${failedId}/wait?include=sections,segments,chapters,qna`);
+  assert.equal(failed.status, 200, failed.body);
+  assert.equal(failed.json.status, 'failed');
+  assert.deepEqual(failed.json.included, []);
+  for (const name of ['sections', 'segments', 'segments_meta', 'chapters', 'qna'])
+    assert.ok(!(name in failed.json), `${name} on a failed transcription: ${failed.body}`);
+  const done = await api(`/transcriptions/${id}/wait?include=sections,segments`);
+  assert.equal(done.status, 200, done.body);
+  assert.deepEqual(done.json.included, ['sections', 'segments']);
+  assert.deepEqual(done.json.sections, []);
+  assert.equal(done.json.segments.length, segments.length);
+});
+
 test('completed without segments or without words', async () => {
   const empty = await hackedRow('completed');
   const e = envelope(assert, await api(`/transcriptions/${empty}/transcript?format=md`), 409, 'not_ready');

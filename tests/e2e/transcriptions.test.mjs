@@ -132,6 +132,14 @@ test('a quote prices the request, holds nothing and leaves a quoted row that /wa
   assert.equal(wait.json._timed_out, false);
   assert.equal(wait.json.status, 'quoted');
   assert.deepEqual(wait.json.included, []);
+  // Content is attached only to a completed transcription: asked for, it is
+  // still left out of a quoted one (no empty arrays that claim "genuinely empty").
+  const waitSections = await get(`/transcriptions/${q.transcription_id}/wait?include=sections,segments`, acct.key);
+  assert.equal(waitSections.status, 200, waitSections.body);
+  documented('GET', '/api/v1/transcriptions/{id}/wait', waitSections);
+  assert.deepEqual(waitSections.json.included, []);
+  assert.ok(!('sections' in waitSections.json) && !('segments' in waitSections.json), waitSections.body);
+  assert.ok(!('segments_meta' in waitSections.json), waitSections.body);
 
   // The whole balance is still available, and create makes a new transcription.
   const t = await created(acct.key);
@@ -632,8 +640,14 @@ test('result: include and paging parameters are validated; include=all returns e
   assert.equal(paged.status, 200, paged.body);
   assert.deepEqual(paged.json.included, ['segments']);
   assert.deepEqual(paged.json.segments_meta, { offset: 5, limit: 10, total: 0, has_more: false });
-  const none = await get(`${base}?include=`, acct.key);
-  assert.deepEqual(none.json.included, []);
+  // include present but naming nothing is 400 (it used to answer included: []).
+  for (const query of ['include=', 'include=,', 'include=%20']) {
+    const none = await get(`${base}?${query}`, acct.key);
+    const e = envelope(assert, none, 400, 'invalid_request');
+    assert.equal(e.field, 'include', query);
+    assert.match(e.message, /include must name at least one of/);
+    documented('GET', '/api/v1/transcriptions/{id}/result', none);
+  }
 });
 
 test('wait: timeout=1 answers _timed_out true; bad timeout is 400; a delete wakes a waiter with 404', async () => {
@@ -656,11 +670,13 @@ test('wait: timeout=1 answers _timed_out true; bad timeout is 400; a delete wake
   assert.equal(zero.status, 200, zero.body);
   assert.ok(Date.now() - started < 3000);
   assert.equal(zero.json._timed_out, true);
-  assert.equal(zero.json.included.length, 6);
-  assert.ok('segments_meta' in zero.json);
+  // Still processing: /wait attaches no content, whatever include asks for.
+  assert.deepEqual(zero.json.included, []);
+  assert.ok(!('segments_meta' in zero.json) && !('chapters' in zero.json), zero.body);
 
   const bad = [['timeout=abc', 'timeout'], ['timeout=1.5', 'timeout'], ['timeout=', 'timeout'],
-    ['timeout=1&include=bogus', 'include'], ['timeout=1&segments_limit=0', 'segments_limit']];
+    ['timeout=1&include=bogus', 'include'], ['timeout=1&segments_limit=0', 'segments_limit'],
+    ['timeout=1&include=', 'include'], ['timeout=1&include=,', 'include']];
   const answers = await Promise.all(bad.map(([query]) => get(`/transcriptions/${t.id}/wait?${query}`, acct.key)));
   answers.forEach((res, i) => {
     assert.equal(envelope(assert, res, 400, 'invalid_request').field, bad[i][1], bad[i][0]);
