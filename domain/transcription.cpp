@@ -26,7 +26,7 @@ Json request_json(const Request& r) {
           {"addons", r.addons},
           {"callback_url", opt(r.callback_url)},
           {"client_reference", opt(r.client_reference)},
-          {"title", opt(r.title)}};
+          {"title", opt(clean_title(r.title))}};
 }
 
 }  // namespace
@@ -93,6 +93,38 @@ std::optional<es::NewEvent> stage_changed(const State& s, int attempt, const std
 }
 
 State fold(const std::vector<es::RecordedEvent>& events) { return es::fold<State>(events, apply); }
+
+std::optional<std::string> clean_title(const std::optional<std::string>& title) {
+  if (!title) return std::nullopt;
+  const std::string& s = *title;
+  // Bytes of one line break or control character starting at i, or 0.
+  auto line_break_at = [&](std::size_t i) -> std::size_t {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f) return 1;
+    const auto next = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0; };
+    if (c == 0xC2 && next(1) >= 0x80 && next(1) <= 0x9F) return 2;                     // U+0080-U+009F
+    if (c == 0xE2 && next(1) == 0x80 && (next(2) == 0xA8 || next(2) == 0xA9)) return 3;  // U+2028, U+2029
+    return 0;
+  };
+  std::string out;
+  bool pending_space = false;  // a run of breaks (and the spaces beside it) not yet written
+  for (std::size_t i = 0; i < s.size();) {
+    if (std::size_t n = line_break_at(i)) {
+      while (!out.empty() && out.back() == ' ') out.pop_back();
+      pending_space = true;
+      i += n;
+    } else if (s[i] == ' ' && pending_space) {
+      ++i;
+    } else {
+      if (pending_space && !out.empty()) out += ' ';
+      pending_space = false;
+      out += s[i++];
+    }
+  }
+  const auto first = out.find_first_not_of(' ');
+  if (first == std::string::npos) return std::nullopt;
+  return out.substr(first, out.find_last_not_of(' ') - first + 1);
+}
 
 std::optional<std::string> normalize_upload_id(const std::string& raw) {
   auto alnum = [](const std::string& s) {

@@ -130,11 +130,22 @@ test('a real recording uploaded with a presigned URL is transcribed', async () =
   const t = await presign(acct.key, { filename: 'upl.mp3', content_type: 'audio/mpeg', file_size: size });
   const up = await put(t.upload_url, speech, { 'Content-Type': 'audio/mpeg' });
   assert.equal(up.status, 200, up.body);
+  // The file name becomes the title (the recording has no title tag), with
+  // its line breaks and control characters made one space each.
+  const filename = 'a\r\n# injected\u2028x\u0085y.mp3';
   const res = await api('/transcriptions', { method: 'POST', key: acct.key,
-    body: { source: 'upload', upload_id: t.upload_id, original_filename: 'upl.mp3', duration_seconds: speechSeconds } });
+    body: { source: 'upload', upload_id: t.upload_id, original_filename: filename, duration_seconds: speechSeconds } });
   assert.equal(res.status, 202, res.body);
+  const row = (await api(`/transcriptions/${res.json.id}`, { key: acct.key })).json;
+  assert.equal(row.title, 'a # injected x y.mp3');
   const done = await finished(acct.key, res.json.id);
   assert.equal(done.status, 'completed', JSON.stringify(done.error));
+  assert.equal(done.title, 'a # injected x y.mp3');
+  const md = await api(`/transcriptions/${res.json.id}/transcript?format=md`, { key: acct.key });
+  assert.equal(md.status, 200, md.body);
+  const [heading, blank] = md.body.split(/\r\n|\r|\n|\u2028|\u2029|\u0085/);
+  assert.equal(heading, '# a \\# injected x y.mp3', md.body.slice(0, 80));
+  assert.equal(blank, '');
   const result = (await api(`/transcriptions/${res.json.id}/result?include=segments`, { key: acct.key })).json;
   const text = result.segments.map((s) => s.text.toLowerCase()).join(' ');
   assert.match(text, /morning|meeting|library/);
