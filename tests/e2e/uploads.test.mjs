@@ -59,6 +59,11 @@ test('POST /uploads validates content_type and file_size and issues a 900 s sign
     const res = await api('/uploads', { method: 'POST', key: acct.key, body });
     assert.equal(envelope(assert, res, 400, 'invalid_request').field, field);
   }
+  // Media types are case-insensitive; parameters are dropped.
+  for (const content_type of ['AUDIO/MPEG', 'Audio/Mpeg; charset=binary']) {
+    const res = await api('/uploads', { method: 'POST', key: acct.key, body: { filename: 'a.mp3', content_type, file_size: 10 } });
+    assert.equal(res.status, 200, `${content_type}: ${res.body}`);
+  }
   const t = await presign(acct.key, { filename: 'a.mp3', content_type: 'audio/mpeg', file_size: 1073741824 });
   assert.match(t.upload_id, /^upl_[A-Za-z0-9]+$/);
   assert.equal(t.expires_in, 900);
@@ -87,6 +92,13 @@ test('a presigned PUT refuses wrong type, wrong size, bad signature, expiry and 
   const ok = await put(t.upload_url, file, { 'Content-Type': 'audio/wav' });
   assert.equal(ok.status, 200, ok.body);
   assert.deepEqual(ok.json, { upload_id: t.upload_id, file_size: 1000, content_type: 'audio/wav', completed: true });
+
+  // A ticket asked for in upper case is stored lower-case; the PUT's
+  // Content-Type is compared case-insensitively, parameters ignored.
+  const upper = await presign(acct.key, { filename: 'u.wav', content_type: 'AUDIO/WAV', file_size: 1000 });
+  const mixed = await put(upper.upload_url, file, { 'Content-Type': 'Audio/Wav; charset=binary' });
+  assert.equal(mixed.status, 200, mixed.body);
+  assert.equal(mixed.json.content_type, 'audio/wav');
   assert.equal(envelope(assert, await put(t.upload_url, file, { 'Content-Type': 'audio/wav' }), 403, 'forbidden').reason,
     'already_used');
 
