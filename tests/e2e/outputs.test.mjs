@@ -22,7 +22,7 @@ const PRESETS = {
   youtube: { chars: 42, lines: 2, min: 1000, max: 7000, gap: 40 },
   'tiktok-shorts': { chars: 22, lines: 2, min: 600, max: 3000, gap: 40 },
   'instagram-reels': { chars: 26, lines: 2, min: 600, max: 3500, gap: 40 },
-  netflix: { chars: 42, lines: 2, min: 833, max: 7000, gap: 80 },
+  netflix: { chars: 42, lines: 2, min: 833, max: 7000, gap: 84 },
   podcast: { chars: 50, lines: 2, min: 1000, max: 8000, gap: 40 },
   broadcast: { chars: 37, lines: 2, min: 1000, max: 6000, gap: 120 },
 };
