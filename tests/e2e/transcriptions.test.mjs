@@ -247,6 +247,13 @@ test('an idempotent replay returns the identical body; the same key with another
   assert.equal(replay.headers['idempotent-replayed'], 'true');
   assert.notEqual(replay.headers['x-request-id'], first.headers['x-request-id']);
 
+  // The same JSON reformatted (whitespace, key order) is the same request: a replay.
+  const reordered = Object.fromEntries(Object.entries(body).reverse());
+  const reformatted = await create(acct.key, JSON.stringify(reordered, null, 2) + '\n', { 'Idempotency-Key': key });
+  assert.equal(reformatted.status, 202, reformatted.body);
+  assert.equal(reformatted.body, first.body);
+  assert.equal(reformatted.headers['idempotent-replayed'], 'true');
+
   // One transcription, one hold.
   assert.deepEqual(ids(await get('/transcriptions', acct.key)), [first.json.id]);
   assert.equal((await me(acct.key)).api_key.month_to_date_spend_usd, CHARGE_60S);
@@ -296,12 +303,20 @@ test('validation errors answer 400 with the right code and error.field, on creat
     [link({ client_reference: '' }), 'invalid_request', 'client_reference'],
     [link({ client_reference: 'line\nbreak' }), 'invalid_request', 'client_reference'],
     [link({ client_reference: 'bell\u0007' }), 'invalid_request', 'client_reference'],
+    [link({ client_reference: 'c1\u0080' }), 'invalid_request', 'client_reference'],
+    [link({ client_reference: '\u009fc1' }), 'invalid_request', 'client_reference'],
+    [link({ client_reference: 'nel\u0085' }), 'invalid_request', 'client_reference'],
     [link({ callback_url: 'ftp://127.0.0.1/hook' }), 'invalid_request', 'callback_url'],
     [link({ callback_url: 'not a url' }), 'invalid_request', 'callback_url'],
     [link({ url: 'file:///etc/passwd' }), 'invalid_request', 'url'],
     [link({ max_charge_usd: -0.01 }), 'invalid_request', 'max_charge_usd'],
     [link({ max_charge_usd: '1' }), 'invalid_request', 'max_charge_usd'],
     ['{"source": "external_url",', 'invalid_request', 'body'],
+    // A repeated key is refused, not resolved last-wins; nested keys by path.
+    [`{"source":"external_url","url":"${MEDIA}","duration_seconds":60,"max_charge_usd":0,"max_charge_usd":100}`,
+      'invalid_request', 'max_charge_usd'],
+    [`{"source":"external_url","url":"${MEDIA}","duration_seconds":60,"x":{"a":[{"b":1,"b":2}]}}`,
+      'invalid_request', 'x.a[0].b'],
     ['[1, 2]', 'invalid_request', 'body'],
     ['', 'invalid_request', 'body'],
   ];
@@ -313,6 +328,9 @@ test('validation errors answer 400 with the right code and error.field, on creat
     assert.equal(e.field, field, `${label} ${JSON.stringify(body)}: ${res.body}`);
     documented('POST', label === 'create' ? '/api/v1/transcriptions' : '/api/v1/quotes', res);
   }
+  // Numbers in messages as people write them.
+  const range = envelope(assert, await create(acct.key, link({ duration_seconds: -5 })), 400, 'invalid_request');
+  assert.equal(range.message, 'duration_seconds must be between 0.001 and 10000000');
   // A file over the pay-as-you-go cap of 90 minutes.
   for (const send of [create, quote]) {
     const e = envelope(assert, await send(acct.key, link({ duration_seconds: 90 * 60 + 1 })), 400, 'invalid_request');
@@ -370,6 +388,7 @@ test('insufficient_funds when the wallet cannot cover the charge', async () => {
   documented('POST', '/api/v1/transcriptions', res);
   assert.equal(e.charge_usd, CHARGE_60S);
   assert.equal(e.available_usd, 0.01);
+  assert.match(e.message, /: 0\.016667 USD needed, 0\.01 USD available;/);
   assert.deepEqual((await get('/transcriptions', acct.key)).json.data, []);
   // 30 s (0.008334 USD) fits.
   assert.equal((await created(acct.key, link({ duration_seconds: 30 }))).retail_usd, 0.008334);
