@@ -213,7 +213,8 @@ test('tus: ticket, discovery and the protocol\'s refusals', async () => {
   const ten = bytesFile('ten.bin', Buffer.alloc(10, 3));
   envelope(assert, await patch(0, ten, { 'Content-Type': 'application/octet-stream' }), 415, 'invalid_request');
   envelope(assert, await patch(0, ten, { 'Tus-Resumable': '0.2.2' }), 412, 'invalid_request');
-  const first = await patch(0, ten);
+  // The media type is case-insensitive (RFC 9110 section 8.3.1).
+  const first = await patch(0, ten, { 'Content-Type': 'Application/Offset+Octet-Stream' });
   assert.equal(first.status, 204, first.body);
   assert.equal(first.headers['upload-offset'], '10');
   envelope(assert, await patch(0, ten), 409, 'invalid_request');
