@@ -38,6 +38,15 @@ bool replayable_header(const std::string& name) {
 
 }  // namespace
 
+std::string Idempotency::body_fingerprint(const std::string& body) {
+  try {
+    // Parsed and dumped again: whitespace goes and keys come out sorted.
+    return "json1:" + crypto::sha256_hex(parse_json_strictly(body).dump());
+  } catch (const Error&) {
+    return crypto::sha256_hex(body);  // not JSON the API would accept: the bytes themselves
+  }
+}
+
 int Idempotency::purge_expired(pqxx::connection& conn, int batch) {
   pqxx::nontransaction txn(conn);
   return static_cast<int>(txn.exec_prepared(kPurge.name, limits::kIdempotencyTtlSeconds, batch).affected_rows());
@@ -47,15 +56,14 @@ void Idempotency::validate_key(const std::string& key) {
   if (key.empty() || key.size() > static_cast<std::size_t>(limits::kIdempotencyKeyMaxLength))
     throw Error::invalid("Idempotency-Key", "Idempotency-Key must be 1-" +
                                                 std::to_string(limits::kIdempotencyKeyMaxLength) + " characters");
-  for (unsigned char c : key)
-    if (c < 0x20 || c == 0x7f) throw Error::invalid("Idempotency-Key", "Idempotency-Key has control characters");
+  if (has_control_chars(key)) throw Error::invalid("Idempotency-Key", "Idempotency-Key has control characters");
   if (!is_valid_utf8(key)) throw Error::invalid("Idempotency-Key", "Idempotency-Key is not UTF-8");
 }
 
 Idempotency::Outcome Idempotency::begin(pqxx::connection& conn, const std::string& principal,
                                         const std::string& key, const Request& req) {
   validate_key(key);
-  const std::string body_hash = crypto::sha256_hex(req.body);
+  const std::string body_hash = body_fingerprint(req.body);
   for (int attempt = 0; attempt < 3; ++attempt) {
     pqxx::nontransaction txn(conn);
     txn.exec_prepared(kExpire.name, principal, key, limits::kIdempotencyTtlSeconds);
@@ -68,7 +76,9 @@ Idempotency::Outcome Idempotency::begin(pqxx::connection& conn, const std::strin
       throw Error::invalid("Idempotency-Key",
                            "this Idempotency-Key was used for " + std::string(row[0].c_str()) + " " +
                                row[1].c_str() + "; use a new key for a different endpoint");
-    if (row[2].c_str() != body_hash)
+    // Entries stored before fingerprints were canonical hold the bare SHA-256
+    // of the bytes; for their remaining 24 h the same bytes still replay.
+    if (row[2].c_str() != body_hash && row[2].c_str() != crypto::sha256_hex(req.body))
       throw Error::invalid("Idempotency-Key",
                            "this Idempotency-Key was used with a different request body; use a new key");
     if (!row[3].as<bool>()) {

@@ -12,7 +12,8 @@ namespace scribe::api {
 // The spec's idempotency rules for POST endpoints, as one layer:
 //  1. identity (principal, key), entries valid 24 h;
 //  2. the same identity replays the stored response unchanged;
-//  3. a different body, method or path under the same key is 400;
+//  3. a different body (compared as body_fingerprint() says), method or path
+//     under the same key is 400;
 //  4. 2xx and 4xx responses are stored, 5xx are not (the key is released);
 //  5. a request while the first is still running is 409 not_ready with
 //     in_flight_seconds, and stale: true from 120 s.
@@ -30,6 +31,12 @@ class Idempotency {
   // Stores the response of a claimed key (2xx/4xx) or releases it (5xx).
   static void finish(pqxx::connection& conn, const std::string& principal, const std::string& key,
                      const Response& res);
+  // What rule 3 compares. A body the JSON parser accepts is compared by
+  // meaning: "json1:" and the SHA-256 of the parsed value dumped with sorted
+  // keys and no whitespace, so reformatting or reordering keys still replays.
+  // Any other body (empty, not JSON, repeated keys) is compared by its bytes:
+  // the bare SHA-256 hex, the form every entry had before.
+  static std::string body_fingerprint(const std::string& body);
   // Throws 400 when the key is empty, too long or has control characters.
   static void validate_key(const std::string& key);
   // Deletes up to `batch` entries older than the 24 h they are valid for

@@ -2,52 +2,76 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "common/error.h"
 
 namespace scribe::api {
 namespace {
 
-std::string fmt_number(double v) {
-  if (std::floor(v) == v && std::fabs(v) < 1e15) return std::to_string(static_cast<int64_t>(v));
-  return std::to_string(v);
-}
-
 void check_range(const std::string& field, double v, const Range& r) {
   if ((r.min && v < *r.min) || (r.max && v > *r.max)) {
-    std::string bounds = r.min && r.max ? "between " + fmt_number(*r.min) + " and " + fmt_number(*r.max)
-                         : r.min      ? ">= " + fmt_number(*r.min)
-                                      : "<= " + fmt_number(*r.max);
+    std::string bounds = r.min && r.max ? "between " + format_number(*r.min) + " and " + format_number(*r.max)
+                         : r.min      ? ">= " + format_number(*r.min)
+                                      : "<= " + format_number(*r.max);
     throw Error::invalid(field, field + " must be " + bounds);
   }
 }
 
-bool has_control_chars(const std::string& s) {
-  for (unsigned char c : s)
-    if (c < 0x20 || c == 0x7f) return true;
-  return false;
-}
-
 }  // namespace
 
-bool is_valid_utf8(const std::string& s) {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    unsigned char c = static_cast<unsigned char>(s[i]);
-    std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (len == 0 || i + len > s.size() || (len == 2 && c < 0xC2) || (len == 4 && c > 0xF4)) return false;
-    for (std::size_t j = 1; j < len; ++j)
-      if ((static_cast<unsigned char>(s[i + j]) & 0xC0) != 0x80) return false;
-    i += len;
-  }
-  return true;
-}
-
-std::size_t utf8_length(const std::string& s) {
-  std::size_t n = 0;
-  for (unsigned char c : s)
-    if ((c & 0xC0) != 0x80) ++n;
-  return n;
+Json parse_json_strictly(const std::string& text) {
+  // nlohmann keeps the last of repeated keys; the parser's callback sees
+  // every key as it is read, so the first repeat is noted (with its path)
+  // and refused after parsing. One frame per open object or array.
+  struct Frame {
+    bool object;
+    std::string path;             // of the object or array itself, "" at the top
+    std::set<std::string> keys;   // objects: the keys seen so far
+    std::string key;              // objects: the key whose value is being read
+    std::size_t items = 0;        // arrays: elements seen so far
+  };
+  std::vector<Frame> stack;
+  std::optional<std::string> repeated;
+  auto child_path = [&]() -> std::string {
+    if (stack.empty()) return "";
+    const Frame& f = stack.back();
+    if (!f.object) return f.path + "[" + std::to_string(f.items) + "]";
+    return f.path.empty() ? f.key : f.path + "." + f.key;
+  };
+  auto counted = [&] {
+    if (!stack.empty() && !stack.back().object) ++stack.back().items;
+  };
+  Json::parser_callback_t note = [&](int, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::object_start:
+      case Json::parse_event_t::array_start: {
+        Frame f{event == Json::parse_event_t::object_start, child_path(), {}, {}, 0};
+        counted();
+        stack.push_back(std::move(f));
+        break;
+      }
+      case Json::parse_event_t::object_end:
+      case Json::parse_event_t::array_end:
+        if (!stack.empty()) stack.pop_back();
+        break;
+      case Json::parse_event_t::key: {
+        Frame& f = stack.back();
+        f.key = parsed.get<std::string>();
+        if (!f.keys.insert(f.key).second && !repeated) repeated = child_path();
+        break;
+      }
+      case Json::parse_event_t::value:
+        counted();
+        break;
+    }
+    return true;
+  };
+  Json value = Json::parse(text, note, false);
+  if (value.is_discarded()) throw Error::invalid("body", "the body is not valid JSON");
+  if (repeated)
+    throw Error::invalid(*repeated, "the key " + *repeated + " appears more than once in the body; send it once");
+  return value;
 }
 
 JsonBody JsonBody::parse(const Request& req, bool empty_ok) {
@@ -56,8 +80,7 @@ JsonBody JsonBody::parse(const Request& req, bool empty_ok) {
     if (empty_ok) return JsonBody(Json::object());
     throw Error::invalid("body", "a JSON object body is required");
   }
-  Json value = Json::parse(req.body, nullptr, false);
-  if (value.is_discarded()) throw Error::invalid("body", "the body is not valid JSON");
+  Json value = parse_json_strictly(req.body);
   if (!value.is_object()) throw Error::invalid("body", "the body must be a JSON object");
   return JsonBody(std::move(value));
 }

@@ -6,6 +6,7 @@
 
 #include "api/http.h"
 #include "common/json.h"
+#include "common/text.h"
 
 // The one place request input is validated. Every failure is a 400
 // invalid_request naming the field, in the spec's envelope; handlers read
@@ -16,6 +17,12 @@ struct Range {
   std::optional<double> min;
   std::optional<double> max;
 };
+
+// Parses JSON text as every request body is parsed: malformed JSON is 400
+// naming "body"; a key repeated within one object, at any depth, is 400
+// naming the key by its path from the top ("max_charge_usd", "a.b",
+// "items[0].id") instead of letting the last copy win.
+Json parse_json_strictly(const std::string& text);
 
 // A JSON request body. The body must be a JSON object (an empty body counts
 // as {} when `empty_ok`); malformed JSON names the field "body".
@@ -64,10 +71,5 @@ class QueryParams {
   std::optional<int64_t> parse_integer(const std::string& name) const;
   const Request& req_;
 };
-
-// True when `s` is well-formed UTF-8 (what PostgreSQL text columns accept).
-bool is_valid_utf8(const std::string& s);
-// Code points in well-formed UTF-8 `s`.
-std::size_t utf8_length(const std::string& s);
 
 }  // namespace scribe::api

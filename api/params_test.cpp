@@ -39,6 +39,24 @@ TEST(JsonBody, MalformedAndNonObjectBodiesNameTheBody) {
   EXPECT_TRUE(JsonBody::parse(with_body("  "), true).raw().is_object());
 }
 
+TEST(JsonBody, RepeatedKeysAreRefusedAtAnyDepthNamingThePath) {
+  // nlohmann alone keeps the last copy: {"max_charge_usd":0,"max_charge_usd":100} would pass as 100.
+  expect_invalid([] { JsonBody::parse(with_body(R"({"max_charge_usd":0,"max_charge_usd":100})")); },
+                 "max_charge_usd");
+  expect_invalid([] { JsonBody::parse(with_body(R"({"a":{"b":1,"c":{"d":1,"d":2}}})")); }, "a.c.d");
+  expect_invalid([] { JsonBody::parse(with_body(R"({"items":[{"id":1},{"id":2,"id":3}]})")); }, "items[1].id");
+  expect_invalid([] { JsonBody::parse(with_body(R"({"m":[[1],[2,{"x":1,"x":1}]]})")); }, "m[1][1].x");
+  // The same key in sibling objects, or nested under itself, is not a repeat.
+  auto ok = JsonBody::parse(with_body(R"({"a":{"id":1},"b":{"id":2},"id":{"id":3},"l":[{"id":1},{"id":2}]})"));
+  EXPECT_EQ(ok.raw()["id"]["id"], 3);
+  try {
+    JsonBody::parse(with_body(R"({"source":"upload","source":"external_url"})"));
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(e.message().find("source"), std::string::npos) << e.message();
+  }
+}
+
 TEST(JsonBody, WrongTypesNameTheField) {
   auto b = JsonBody::parse(with_body(R"({"s": 5, "n": "x", "i": 1.5, "b": "yes", "a": [1]})"));
   expect_invalid([&] { b.string("s"); }, "s");
@@ -59,6 +77,16 @@ TEST(JsonBody, RangesAndLengths) {
   EXPECT_EQ(b.one_of("e", {"a", "b"}), "b");
   expect_invalid([&] { b.one_of("e", {"a", "c"}); }, "e");
   EXPECT_FALSE(b.string("absent").has_value());
+}
+
+TEST(JsonBody, RangeMessagesShowNumbersAsPeopleWriteThem) {
+  auto b = JsonBody::parse(with_body(R"({"d": 0})"));
+  try {
+    b.number("d", false, {0.001, 1e7});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.message(), "d must be between 0.001 and 10000000");
+  }
 }
 
 TEST(QueryParams, IntegersBooleansAndEnums) {

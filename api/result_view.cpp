@@ -35,6 +35,8 @@ ResultOptions parse_result_options(const QueryParams& q, const std::set<std::str
   if (!raw) {
     o.include = fallback;
   } else {
+    // Present but naming nothing (include=, include=,) is a mistake, not a
+    // request for the metadata alone: omitting the parameter says that.
     std::string item;
     std::size_t start = 0;
     while (start <= raw->size()) {
@@ -54,6 +56,10 @@ ResultOptions parse_result_options(const QueryParams& q, const std::set<std::str
                                             "'; use chapters, acts, sections, qna, segments, posting_chapters or all");
       }
     }
+    if (o.include.empty())
+      throw Error::invalid("include",
+                           "include must name at least one of chapters, acts, sections, qna, segments, "
+                           "posting_chapters or all; omit it for the default");
   }
   o.segments_offset = q.integer("segments_offset", 0, 0, INT32_MAX);
   o.segments_limit = q.integer("segments_limit", limits::kResultMaxSegments, 1, limits::kResultMaxSegments);
@@ -65,6 +71,13 @@ std::optional<Json> result_body(pqxx::transaction_base& txn, int64_t account_id,
                                 const ResultOptions& o) {
   auto body = load_transcription(txn, account_id, id);
   if (!body) return std::nullopt;
+  // /wait attaches content only to a completed transcription: before that
+  // (processing, quoted) or instead of it (failed) there is none to attach,
+  // and an empty array would claim "genuinely empty".
+  if (o.content_only_when_completed && (*body).value("status", "") != "completed") {
+    (*body)["included"] = Json::array();
+    return body;
+  }
   // Segments come from the speech pipeline's read model. Enrichment
   // (chapters, acts, sections, Q&A, posting chapters) is not produced yet, so
   // those arrays are genuinely empty.

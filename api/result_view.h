@@ -16,6 +16,9 @@ struct ResultOptions {
   int64_t segments_offset = 0;
   int64_t segments_limit = 1000;
   std::string qna_source = "all";
+  // /wait: the arrays (all six are completed-only content) and `included`
+  // stay out of the body unless the transcription is completed.
+  bool content_only_when_completed = false;
 };
 
 // `fallback` is the include set when the parameter is absent: chapters,

@@ -316,11 +316,13 @@ Measurement measure_attempt(pqxx::connection& conn, int64_t transcription_id, in
 
 bool complete_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt, const Completion& done,
                       const Meta& meta) {
+  // The container's title, or the file name or link title it fell back to.
+  const auto title = transcription::clean_title(done.title);
   Json d = {{"transcription_id", transcription_id},
             {"attempt", attempt},
             {"duration_seconds", done.duration_seconds},
             {"detected_language", done.detected_language ? Json(*done.detected_language) : Json(nullptr)},
-            {"title", done.title ? Json(*done.title) : Json(nullptr)},
+            {"title", title ? Json(*title) : Json(nullptr)},
             {"artifacts", done.artifacts}};
   return finish_attempt(conn, transcription_id, attempt, {events::kTranscriptionCompleted, d}, done.duration_seconds,
                         meta);

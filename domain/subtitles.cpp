@@ -345,11 +345,17 @@ bool is_stop_char(char c) { return c == '.' || c == ',' || c == '?' || c == '!' 
 
 const std::vector<Preset>& presets() {
   // name, chars per line, lines, min ms, max ms, chars per second, gap ms.
+  // Gaps stated in frames hold at the slowest frame rate the preset serves
+  // (a frame lasts longest there): netflix's two frames at 23.976 fps are
+  // 83.4 ms, so 84 (80 was two frames at 25 fps only); broadcast's three
+  // frames at 25 fps (PAL/EBU, its slowest) are 120 ms. The web and podcast
+  // presets' 40 ms is a plain minimum blank, not a frame count: their
+  // players draw captions on their own clock.
   static const std::vector<Preset> table = {
       {"youtube", 42, 2, 1000, 7000, 20.0, 40},
       {"tiktok-shorts", 22, 2, 600, 3000, 20.0, 40},
       {"instagram-reels", 26, 2, 600, 3500, 20.0, 40},
-      {"netflix", 42, 2, 833, 7000, 17.0, 80},
+      {"netflix", 42, 2, 833, 7000, 17.0, 84},
       {"podcast", 50, 2, 1000, 8000, 20.0, 40},
       {"broadcast", 37, 2, 1000, 6000, 15.0, 120},
   };

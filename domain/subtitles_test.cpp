@@ -52,7 +52,11 @@ TEST(Subtitles, PresetsAreTheDocumentedSix) {
   EXPECT_EQ(n.min_duration_ms, 833);
   EXPECT_EQ(n.max_duration_ms, 7000);
   EXPECT_EQ(n.max_cps, 17.0);
-  EXPECT_EQ(n.min_gap_ms, 80);
+  EXPECT_EQ(n.min_gap_ms, 84);
+  // Two frames at 23.976 fps, the slowest rate Netflix delivers at (80 ms,
+  // two frames at 25 fps, was 1.7 frames there); broadcast: three at 25 fps.
+  EXPECT_GE(n.min_gap_ms / 1000.0, 2 / (24000.0 / 1001));
+  EXPECT_GE(preset("broadcast").min_gap_ms / 1000.0, 3 / 25.0);
   EXPECT_EQ(find_preset("custom"), nullptr);
   EXPECT_EQ(find_preset(kDefaultPreset)->name, std::string("youtube"));
 }

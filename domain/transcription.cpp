@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "common/error.h"
+#include "common/text.h"
 #include "domain/events.h"
 #include "domain/limits.h"
 #include "domain/pipelines.h"
@@ -11,19 +12,6 @@ namespace scribe::transcription {
 namespace {
 
 const char* kSources[] = {"video_site", "platform_url", "external_url", "upload"};
-
-bool has_control_chars(const std::string& s) {
-  for (unsigned char c : s)
-    if (c < 0x20 || c == 0x7f) return true;
-  return false;
-}
-
-// Characters (code points) of UTF-8 text: the spec's lengths count characters.
-std::size_t utf8_length(const std::string& s) {
-  std::size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
 
 Json opt(const std::optional<std::string>& v) { return v ? Json(*v) : Json(nullptr); }
 
@@ -55,7 +43,7 @@ Json request_json(const Request& r) {
           {"addons", r.addons},
           {"callback_url", opt(r.callback_url)},
           {"client_reference", opt(r.client_reference)},
-          {"title", opt(r.title)}};
+          {"title", opt(clean_title(r.title))}};
 }
 
 }  // namespace
@@ -130,6 +118,38 @@ std::optional<es::NewEvent> stage_changed(const State& s, int attempt, const std
 
 State fold(const std::vector<es::RecordedEvent>& events) { return es::fold<State>(events, apply); }
 
+std::optional<std::string> clean_title(const std::optional<std::string>& title) {
+  if (!title) return std::nullopt;
+  const std::string& s = *title;
+  // Bytes of one line break or control character starting at i, or 0.
+  auto line_break_at = [&](std::size_t i) -> std::size_t {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f) return 1;
+    const auto next = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0; };
+    if (c == 0xC2 && next(1) >= 0x80 && next(1) <= 0x9F) return 2;                     // U+0080-U+009F
+    if (c == 0xE2 && next(1) == 0x80 && (next(2) == 0xA8 || next(2) == 0xA9)) return 3;  // U+2028, U+2029
+    return 0;
+  };
+  std::string out;
+  bool pending_space = false;  // a run of breaks (and the spaces beside it) not yet written
+  for (std::size_t i = 0; i < s.size();) {
+    if (std::size_t n = line_break_at(i)) {
+      while (!out.empty() && out.back() == ' ') out.pop_back();
+      pending_space = true;
+      i += n;
+    } else if (s[i] == ' ' && pending_space) {
+      ++i;
+    } else {
+      if (pending_space && !out.empty()) out += ' ';
+      pending_space = false;
+      out += s[i++];
+    }
+  }
+  const auto first = out.find_first_not_of(' ');
+  if (first == std::string::npos) return std::nullopt;
+  return out.substr(first, out.find_last_not_of(' ') - first + 1);
+}
+
 std::optional<std::string> normalize_upload_id(const std::string& raw) {
   auto alnum = [](const std::string& s) {
     if (s.empty() || s.size() > 64) return false;
@@ -181,8 +201,10 @@ void check_request(const Request& r) {
   if (r.client_reference &&
       (r.client_reference->empty() ||
        utf8_length(*r.client_reference) > static_cast<std::size_t>(limits::kClientReferenceMaxLength) ||
-       has_control_chars(*r.client_reference)))
-    throw Error::invalid("client_reference", "client_reference must be 1-200 characters without control characters");
+       has_control_chars(*r.client_reference) || !is_valid_utf8(*r.client_reference)))
+    throw Error::invalid("client_reference",
+                         "client_reference must be 1-200 characters of UTF-8 without control characters "
+                         "(U+0000-U+001F, U+007F-U+009F)");
 }
 
 void check_plan_length(double duration_seconds, plans::Tier tier) {
@@ -198,7 +220,7 @@ void check_plan_length(double duration_seconds, plans::Tier tier) {
 void check_max_charge(std::optional<money::Micros> max_charge, money::Micros charge) {
   if (max_charge && charge > *max_charge)
     throw Error("max_charge_exceeded",
-                "the charge of " + std::to_string(money::to_usd(charge)) + " USD is above max_charge_usd; nothing was "
+                "the charge of " + format_number(money::to_usd(charge)) + " USD is above max_charge_usd; nothing was "
                 "created or held",
                 {{"charge_usd", money::to_usd(charge)}, {"max_charge_usd", money::to_usd(*max_charge)}});
 }

@@ -70,6 +70,13 @@ void check_request(const Request& r);
 void check_plan_length(double duration_seconds, plans::Tier tier);
 void check_max_charge(std::optional<money::Micros> max_charge, money::Micros charge);
 
+// A title as stored and shown (the upload's original_filename, a probed or
+// container title): every run of control characters (C0, DEL, C1) and other
+// line breaks (U+2028, U+2029), with the spaces around it, becomes one space,
+// and spaces at either end go, so a title is always one line (the .md export
+// puts it in a heading). nullopt when nothing is left.
+std::optional<std::string> clean_title(const std::optional<std::string>& title);
+
 // Upload ids: "tus/<id>+<token>" and "tus/<id>" both name the upload "tus/<id>";
 // presigned uploads are "upl_<id>". Returns nullopt when not of either form.
 std::optional<std::string> normalize_upload_id(const std::string& raw);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/error.h"
 #include "domain/events.h"
 
 namespace scribe::transcription {
@@ -46,6 +47,50 @@ TEST(StageChanged, OnlyThePipelineStages) {
     EXPECT_TRUE(is_pipeline_stage(st)) << st;
   for (const char* st : {"completed", "failed", "quoted", "", "Decoding"}) EXPECT_FALSE(is_pipeline_stage(st)) << st;
   EXPECT_THROW(stage_changed(processing(1), 1, "completed"), std::invalid_argument);
+}
+
+TEST(CleanTitle, ControlCharactersAndLineBreaksBecomeOneSpace) {
+  EXPECT_EQ(clean_title("a\r\n# injected"), "a # injected");
+  EXPECT_EQ(clean_title("a \r\n b"), "a b");  // the spaces beside a break go with it
+  EXPECT_EQ(clean_title("tab\there\x0b\x0c" "and\x7f" "del"), "tab here and del");
+  EXPECT_EQ(clean_title("nel\xC2\x85" "c1\xC2\x9F" "end"), "nel c1 end");  // U+0085, U+009F
+  EXPECT_EQ(clean_title("ls\xE2\x80\xA8ps\xE2\x80\xA9x"), "ls ps x");  // U+2028, U+2029
+  EXPECT_EQ(clean_title("  \n  Talk.mp3 \r\n"), "Talk.mp3");
+  // Printable text, inner spaces and non-control non-ASCII stay as they are.
+  EXPECT_EQ(clean_title("caf\xC3\xA9  \xC2\xA0 \xE2\x80\x94 x"), "caf\xC3\xA9  \xC2\xA0 \xE2\x80\x94 x");
+  EXPECT_EQ(clean_title(" \r\n\t "), std::nullopt);
+  EXPECT_EQ(clean_title(std::nullopt), std::nullopt);
+}
+
+TEST(CleanTitle, EventsCarryTheCleanTitle) {
+  Request r;
+  r.source = "upload";
+  r.upload_id = "upl_x";
+  r.original_filename = "a\r\n# injected";
+  r.title = r.original_filename;
+  const auto e = created(1, 2, std::nullopt, r, 60, 0, "h");
+  EXPECT_EQ(e.data.at("title"), "a # injected");
+  EXPECT_EQ(e.data.at("original_filename"), "a\r\n# injected");  // the request as sent
+}
+
+TEST(CheckRequest, ClientReferenceRefusesC1ControlsAndInvalidUtf8) {
+  Request r;
+  r.source = "external_url";
+  r.url = "https://example.com/a.mp3";
+  auto field_of = [&](const std::string& ref) -> std::string {
+    r.client_reference = ref;
+    try {
+      check_request(r);
+      return "";
+    } catch (const Error& e) {
+      return e.extras().value("field", "?");
+    }
+  };
+  EXPECT_EQ(field_of("order-42 caf\xC3\xA9"), "");
+  EXPECT_EQ(field_of("a\xC2\x80"), "client_reference");  // U+0080
+  EXPECT_EQ(field_of("a\xC2\x9F"), "client_reference");  // U+009F
+  EXPECT_EQ(field_of("a\x1b"), "client_reference");
+  EXPECT_EQ(field_of("a\xFF"), "client_reference");
 }
 
 }  // namespace

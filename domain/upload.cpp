@@ -1,5 +1,6 @@
 #include "domain/upload.h"
 
+#include <cctype>
 #include <ctime>
 #include <vector>
 
@@ -23,9 +24,19 @@ bool is_token_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) 
 
 }  // namespace
 
+std::string media_type(std::string_view content_type) {
+  std::string_view t = content_type.substr(0, content_type.find(';'));
+  while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
+  std::string out(t);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 bool is_allowed_content_type(std::string_view content_type) {
+  const std::string type = media_type(content_type);
   for (const char* t : kContentTypes)
-    if (content_type == t) return true;
+    if (type == t) return true;
   return false;
 }
 

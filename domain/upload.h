@@ -11,7 +11,11 @@
 // and the uploads table (migrations/009_uploads.sql) build on these.
 namespace scribe::upload {
 
-// The spec's list for POST /api/v1/uploads.
+// The media type of a Content-Type value, lower-cased and without
+// parameters or surrounding spaces ("Audio/MPEG; charset=binary" ->
+// "audio/mpeg"): media types are case-insensitive (RFC 9110 section 8.3.1).
+std::string media_type(std::string_view content_type);
+// The spec's list for POST /api/v1/uploads; compares media_type(content_type).
 bool is_allowed_content_type(std::string_view content_type);
 const char* allowed_content_types_text();
 

@@ -11,8 +11,19 @@ TEST(UploadContentTypes, AcceptsExactlyTheSpecList) {
                         "audio/ogg", "audio/webm", "audio/flac", "video/mp4", "video/webm", "video/quicktime",
                         "video/x-msvideo"})
     EXPECT_TRUE(is_allowed_content_type(t)) << t;
-  for (const char* t : {"", "audio/MPEG", "audio/mpeg; charset=x", "text/plain", "application/octet-stream"})
+  // Media types are case-insensitive and parameters do not change the type
+  // (this test used to refuse the first two).
+  for (const char* t : {"audio/MPEG", "audio/mpeg; charset=x", "AUDIO/MPEG", " Video/QuickTime ;codecs=x"})
+    EXPECT_TRUE(is_allowed_content_type(t)) << t;
+  for (const char* t : {"", "text/plain", "application/octet-stream", "audio/mpeg3", "audio /mpeg", "audio/mpeg,x"})
     EXPECT_FALSE(is_allowed_content_type(t)) << t;
+}
+
+TEST(UploadContentTypes, MediaTypeIsLowerCaseWithoutParameters) {
+  EXPECT_EQ(media_type("AUDIO/MPEG"), "audio/mpeg");
+  EXPECT_EQ(media_type("Audio/Wav; charset=binary"), "audio/wav");
+  EXPECT_EQ(media_type("\t video/mp4 \t;x=y"), "video/mp4");
+  EXPECT_EQ(media_type(""), "");
 }
 
 TEST(PresignedSignature, BindsEveryField) {

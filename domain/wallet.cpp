@@ -5,6 +5,7 @@
 #include <ctime>
 
 #include "common/error.h"
+#include "common/text.h"
 #include "domain/events.h"
 
 namespace scribe::wallet {
@@ -33,8 +34,8 @@ std::vector<es::NewEvent> place_hold(const account::State& s, const HoldRequest&
     throw Error("internal_error", "this work already has a wallet hold; retry the request");
   if (s.available() < req.amount) {
     throw Error("insufficient_funds",
-                "the wallet cannot cover this charge: " + std::to_string(money::to_usd(req.amount)) +
-                    " USD needed, " + std::to_string(money::to_usd(std::max<money::Micros>(0, s.available()))) +
+                "the wallet cannot cover this charge: " + format_number(money::to_usd(req.amount)) +
+                    " USD needed, " + format_number(money::to_usd(std::max<money::Micros>(0, s.available()))) +
                     " USD available; top up the wallet",
                 {{"charge_usd", money::to_usd(req.amount)},
                  {"available_usd", money::to_usd(std::max<money::Micros>(0, s.available()))}});
@@ -43,8 +44,8 @@ std::vector<es::NewEvent> place_hold(const account::State& s, const HoldRequest&
     money::Micros spent = key_month_to_date(s, *req.key_id, at);
     if (spent + req.amount > *req.key_monthly_cap)
       throw Error("spend_cap_exceeded",
-                  "this API key's monthly cap of " + std::to_string(money::to_usd(*req.key_monthly_cap)) +
-                      " USD would be passed (month to date " + std::to_string(money::to_usd(spent)) + " USD)",
+                  "this API key's monthly cap of " + format_number(money::to_usd(*req.key_monthly_cap)) +
+                      " USD would be passed (month to date " + format_number(money::to_usd(spent)) + " USD)",
                   {{"charge_usd", money::to_usd(req.amount)},
                    {"monthly_cap_usd", money::to_usd(*req.key_monthly_cap)},
                    {"month_to_date_spend_usd", money::to_usd(spent)}});

@@ -41,7 +41,6 @@ transcription::Request parse_request(RequestContext& ctx) {
     r.original_filename = b.string("original_filename", false, 1, 255);
   } else {
     r.url = b.string("url", true, 1, limits::kCallbackUrlMaxLength);
-    ctx.services.check_url(*r.url, "url");
   }
   r.duration_seconds = b.number("duration_seconds", false, {0.001, 1e7});
   r.language = b.string("language", false, 1, 16).value_or("auto");
@@ -55,9 +54,12 @@ transcription::Request parse_request(RequestContext& ctx) {
   r.addons = b.string_array("addons", false, limits::kMaxAddons).value_or(std::vector<std::string>{});
   r.max_charge = max_charge_of(b);
   r.callback_url = b.string("callback_url", false, 1, limits::kCallbackUrlMaxLength);
-  if (r.callback_url) ctx.services.check_url(*r.callback_url, "callback_url");
   r.client_reference = b.string("client_reference", false, 0, 100000);
   transcription::check_request(r);  // the remaining rules, before any network work
+  // Hosts are resolved only once the whole body is valid, so a DNS failure
+  // never hides an error in another field.
+  if (r.url) ctx.services.check_url(*r.url, "url");
+  if (r.callback_url) ctx.services.check_url(*r.callback_url, "callback_url");
   if (r.source == "upload") uploads::require_completed(ctx.db(), ctx.caller().account_id, *r.upload_id);
   if (r.source == "upload") {
     r.title = r.original_filename;

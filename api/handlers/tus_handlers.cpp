@@ -171,8 +171,9 @@ StreamPlan TusPatchHandler::precheck(RequestContext& ctx) {
   Response rejected = tus_errors(ctx, [&] {
     require_tus_resumable(ctx);
     // Compared as a std::string: g++ 12 misreads a comparison of an
-    // optional's value_or("") with a char array as an over-read.
-    const std::string content_type = ctx.req.header("content-type").value_or(std::string());
+    // optional's value_or("") with a char array as an over-read. The media
+    // type is case-insensitive and parameters do not change it.
+    const std::string content_type = upload::media_type(ctx.req.header("content-type").value_or(std::string()));
     if (content_type != std::string(kOffsetContentType))
       throw Error("invalid_request", std::string("PATCH needs Content-Type: ") + kOffsetContentType,
                   {{"field", "Content-Type"}}, 415);

@@ -9,7 +9,10 @@
 //  - Every reason the URL no longer authorizes a PUT is 403 forbidden, with
 //    error.reason: bad_signature (also unknown ids), expired (after 900 s),
 //    already_used (single use: a second PUT after a successful one).
-//  - Content-Type other than the ticket's is 400 naming content_type; a
+//  - content_type is case-insensitive and its parameters (";charset=...")
+//    are dropped: the ticket keeps the lower-case media type.
+//  - Content-Type other than the ticket's (compared the same way) is 400
+//    naming content_type; a
 //    missing or different Content-Length is 400 naming content_length, or 413
 //    when it is larger than the ticket's file_size.
 #include <filesystem>
@@ -36,14 +39,6 @@ Error refused(const std::string& reason, const std::string& message) {
   return Error("forbidden", message, {{"reason", reason}});
 }
 
-// The media type without parameters, lower-cased ("Audio/MPEG; x=y" -> "audio/mpeg").
-std::string media_type(const std::string& header) {
-  std::string t = header.substr(0, header.find(';'));
-  while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.pop_back();
-  for (auto& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return t;
-}
-
 // Checks the query string's signature and the URL's life against the row;
 // returns the row of an upload that may still be PUT.
 uploads::Row authorize_put(RequestContext& ctx) {
@@ -68,10 +63,14 @@ uploads::Row authorize_put(RequestContext& ctx) {
 Response CreateUploadHandler::handle(RequestContext& ctx) {
   auto b = JsonBody::parse(ctx.req);
   auto filename = b.string("filename", true, 1, 255);
-  auto content_type = b.string("content_type", true, 1, 100);
-  if (!upload::is_allowed_content_type(*content_type))
+  auto given = b.string("content_type", true, 1, 100);
+  if (!upload::is_allowed_content_type(*given))
     throw Error::invalid("content_type", "content_type must be one of " +
-                                             std::string(upload::allowed_content_types_text()));
+                                             std::string(upload::allowed_content_types_text()) +
+                                             " (any case; parameters are ignored)");
+  // Stored, signed and echoed as the bare lower-case media type, which the
+  // PUT's Content-Type is compared with the same way.
+  const std::optional<std::string> content_type = upload::media_type(*given);
   auto size = b.integer("file_size", true, {1.0, static_cast<double>(limits::kMaxUploadBytes)});
   uploads::Row row;
   row.id = "upl_" + crypto::random_alnum(24);
@@ -94,7 +93,7 @@ Response CreateUploadHandler::handle(RequestContext& ctx) {
 StreamPlan PutPresignedUploadHandler::precheck(RequestContext& ctx) {
   auto row = authorize_put(ctx);
   auto type = ctx.req.header("content-type");
-  if (!type || media_type(*type) != *row.content_type)
+  if (!type || upload::media_type(*type) != upload::media_type(*row.content_type))
     throw Error::invalid("content_type", "Content-Type must be " + *row.content_type + ", as given to POST /api/v1/uploads");
   auto length = upload::parse_length(ctx.req.header("content-length").value_or(""));
   if (length && *length > row.declared_size)

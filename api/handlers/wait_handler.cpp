@@ -58,6 +58,7 @@ void WaitHandler::handle(std::shared_ptr<RequestContext> ctx, Responder respond)
     timeout = q.clamped_integer("timeout", limits::kWaitTimeoutDefaultSeconds, limits::kWaitTimeoutMinSeconds,
                                 limits::kWaitTimeoutMaxSeconds);
     opts = parse_result_options(q, {});
+    opts.content_only_when_completed = true;
   } catch (const Error& err) {
     respond(ctx->services.render_error(ctx->request_id, err));
     return;

@@ -7,6 +7,8 @@
 //    400 invalid_request naming `url` (the dispatcher checks again before
 //    every POST, on the address it connects to).
 //  - `events` may hold at most 20 names; unknown ones are dropped.
+//  - The body is validated whole before the url's host is resolved, so an
+//    error in `events` is reported even when the host does not resolve.
 //  - DELETE with no webhook registered is 404 not_found, like /test.
 //  - The signing secret is `whsec_` and 64 hex characters; the HMAC key is
 //    the whole secret string, prefix included.
@@ -76,8 +78,10 @@ Response RegisterWebhookHandler::handle(RequestContext& ctx) {
   auto parsed = parse_http_url(url);
   if (!parsed || parsed->scheme != "https")
     throw Error::invalid("url", "url must be an absolute https URL of at most 2048 characters");
-  ctx.services.check_url(url, "url");
   auto kinds = webhook::normalize_events(b.string_array("events", false, kMaxEventNames));
+  // The whole body is valid before the host is looked up: a bad `events` is
+  // reported as such, not hidden behind a DNS failure (and costs no lookup).
+  ctx.services.check_url(url, "url");
   auto created = commands::register_webhook(ctx.db(), ctx.caller().account_id, key_id, url, kinds, meta_of(ctx));
   Json body = load_active(ctx, key_id);
   if (body.is_null() || body["id"] != created.webhook_id)

@@ -22,7 +22,7 @@ const PRESETS = {
   youtube: { chars: 42, lines: 2, min: 1000, max: 7000, gap: 40 },
   'tiktok-shorts': { chars: 22, lines: 2, min: 600, max: 3000, gap: 40 },
   'instagram-reels': { chars: 26, lines: 2, min: 600, max: 3500, gap: 40 },
-  netflix: { chars: 42, lines: 2, min: 833, max: 7000, gap: 80 },
+  netflix: { chars: 42, lines: 2, min: 833, max: 7000, gap: 84 },
   podcast: { chars: 50, lines: 2, min: 1000, max: 8000, gap: 40 },
   broadcast: { chars: 37, lines: 2, min: 1000, max: 6000, gap: 120 },
 };
@@ -362,6 +362,20 @@ test('not completed: 409 not_ready with the reason and status; /words says why',
   } finally {
     await api(`/transcriptions/${processing.json.id}`, { method: 'DELETE' });
   }
+});
+
+test('wait attaches content only when completed: a failed one gets none, whatever include asks', async () => {
+  const failed = await api(`/transcriptions/${failedId}/wait?include=sections,segments,chapters,qna`);
+  assert.equal(failed.status, 200, failed.body);
+  assert.equal(failed.json.status, 'failed');
+  assert.deepEqual(failed.json.included, []);
+  for (const name of ['sections', 'segments', 'segments_meta', 'chapters', 'qna'])
+    assert.ok(!(name in failed.json), `${name} on a failed transcription: ${failed.body}`);
+  const done = await api(`/transcriptions/${id}/wait?include=sections,segments`);
+  assert.equal(done.status, 200, done.body);
+  assert.deepEqual(done.json.included, ['sections', 'segments']);
+  assert.deepEqual(done.json.sections, []);
+  assert.equal(done.json.segments.length, segments.length);
 });
 
 test('completed without segments or without words', async () => {

@@ -132,6 +132,14 @@ test('a quote prices the request, holds nothing and leaves a quoted row that /wa
   assert.equal(wait.json._timed_out, false);
   assert.equal(wait.json.status, 'quoted');
   assert.deepEqual(wait.json.included, []);
+  // Content is attached only to a completed transcription: asked for, it is
+  // still left out of a quoted one (no empty arrays that claim "genuinely empty").
+  const waitSections = await get(`/transcriptions/${q.transcription_id}/wait?include=sections,segments`, acct.key);
+  assert.equal(waitSections.status, 200, waitSections.body);
+  documented('GET', '/api/v1/transcriptions/{id}/wait', waitSections);
+  assert.deepEqual(waitSections.json.included, []);
+  assert.ok(!('sections' in waitSections.json) && !('segments' in waitSections.json), waitSections.body);
+  assert.ok(!('segments_meta' in waitSections.json), waitSections.body);
 
   // The whole balance is still available, and create makes a new transcription.
   const t = await created(acct.key);
@@ -239,6 +247,13 @@ test('an idempotent replay returns the identical body; the same key with another
   assert.equal(replay.headers['idempotent-replayed'], 'true');
   assert.notEqual(replay.headers['x-request-id'], first.headers['x-request-id']);
 
+  // The same JSON reformatted (whitespace, key order) is the same request: a replay.
+  const reordered = Object.fromEntries(Object.entries(body).reverse());
+  const reformatted = await create(acct.key, JSON.stringify(reordered, null, 2) + '\n', { 'Idempotency-Key': key });
+  assert.equal(reformatted.status, 202, reformatted.body);
+  assert.equal(reformatted.body, first.body);
+  assert.equal(reformatted.headers['idempotent-replayed'], 'true');
+
   // One transcription, one hold.
   assert.deepEqual(ids(await get('/transcriptions', acct.key)), [first.json.id]);
   assert.equal((await me(acct.key)).api_key.month_to_date_spend_usd, CHARGE_60S);
@@ -288,12 +303,20 @@ test('validation errors answer 400 with the right code and error.field, on creat
     [link({ client_reference: '' }), 'invalid_request', 'client_reference'],
     [link({ client_reference: 'line\nbreak' }), 'invalid_request', 'client_reference'],
     [link({ client_reference: 'bell\u0007' }), 'invalid_request', 'client_reference'],
+    [link({ client_reference: 'c1\u0080' }), 'invalid_request', 'client_reference'],
+    [link({ client_reference: '\u009fc1' }), 'invalid_request', 'client_reference'],
+    [link({ client_reference: 'nel\u0085' }), 'invalid_request', 'client_reference'],
     [link({ callback_url: 'ftp://127.0.0.1/hook' }), 'invalid_request', 'callback_url'],
     [link({ callback_url: 'not a url' }), 'invalid_request', 'callback_url'],
     [link({ url: 'file:///etc/passwd' }), 'invalid_request', 'url'],
     [link({ max_charge_usd: -0.01 }), 'invalid_request', 'max_charge_usd'],
     [link({ max_charge_usd: '1' }), 'invalid_request', 'max_charge_usd'],
     ['{"source": "external_url",', 'invalid_request', 'body'],
+    // A repeated key is refused, not resolved last-wins; nested keys by path.
+    [`{"source":"external_url","url":"${MEDIA}","duration_seconds":60,"max_charge_usd":0,"max_charge_usd":100}`,
+      'invalid_request', 'max_charge_usd'],
+    [`{"source":"external_url","url":"${MEDIA}","duration_seconds":60,"x":{"a":[{"b":1,"b":2}]}}`,
+      'invalid_request', 'x.a[0].b'],
     ['[1, 2]', 'invalid_request', 'body'],
     ['', 'invalid_request', 'body'],
   ];
@@ -305,6 +328,9 @@ test('validation errors answer 400 with the right code and error.field, on creat
     assert.equal(e.field, field, `${label} ${JSON.stringify(body)}: ${res.body}`);
     documented('POST', label === 'create' ? '/api/v1/transcriptions' : '/api/v1/quotes', res);
   }
+  // Numbers in messages as people write them.
+  const range = envelope(assert, await create(acct.key, link({ duration_seconds: -5 })), 400, 'invalid_request');
+  assert.equal(range.message, 'duration_seconds must be between 0.001 and 10000000');
   // A file over the pay-as-you-go cap of 90 minutes.
   for (const send of [create, quote]) {
     const e = envelope(assert, await send(acct.key, link({ duration_seconds: 90 * 60 + 1 })), 400, 'invalid_request');
@@ -362,6 +388,7 @@ test('insufficient_funds when the wallet cannot cover the charge', async () => {
   documented('POST', '/api/v1/transcriptions', res);
   assert.equal(e.charge_usd, CHARGE_60S);
   assert.equal(e.available_usd, 0.01);
+  assert.match(e.message, /: 0\.016667 USD needed, 0\.01 USD available;/);
   assert.deepEqual((await get('/transcriptions', acct.key)).json.data, []);
   // 30 s (0.008334 USD) fits.
   assert.equal((await created(acct.key, link({ duration_seconds: 30 }))).retail_usd, 0.008334);
@@ -632,8 +659,14 @@ test('result: include and paging parameters are validated; include=all returns e
   assert.equal(paged.status, 200, paged.body);
   assert.deepEqual(paged.json.included, ['segments']);
   assert.deepEqual(paged.json.segments_meta, { offset: 5, limit: 10, total: 0, has_more: false });
-  const none = await get(`${base}?include=`, acct.key);
-  assert.deepEqual(none.json.included, []);
+  // include present but naming nothing is 400 (it used to answer included: []).
+  for (const query of ['include=', 'include=,', 'include=%20']) {
+    const none = await get(`${base}?${query}`, acct.key);
+    const e = envelope(assert, none, 400, 'invalid_request');
+    assert.equal(e.field, 'include', query);
+    assert.match(e.message, /include must name at least one of/);
+    documented('GET', '/api/v1/transcriptions/{id}/result', none);
+  }
 });
 
 test('wait: timeout=1 answers _timed_out true; bad timeout is 400; a delete wakes a waiter with 404', async () => {
@@ -656,11 +689,13 @@ test('wait: timeout=1 answers _timed_out true; bad timeout is 400; a delete wake
   assert.equal(zero.status, 200, zero.body);
   assert.ok(Date.now() - started < 3000);
   assert.equal(zero.json._timed_out, true);
-  assert.equal(zero.json.included.length, 6);
-  assert.ok('segments_meta' in zero.json);
+  // Still processing: /wait attaches no content, whatever include asks for.
+  assert.deepEqual(zero.json.included, []);
+  assert.ok(!('segments_meta' in zero.json) && !('chapters' in zero.json), zero.body);
 
   const bad = [['timeout=abc', 'timeout'], ['timeout=1.5', 'timeout'], ['timeout=', 'timeout'],
-    ['timeout=1&include=bogus', 'include'], ['timeout=1&segments_limit=0', 'segments_limit']];
+    ['timeout=1&include=bogus', 'include'], ['timeout=1&segments_limit=0', 'segments_limit'],
+    ['timeout=1&include=', 'include'], ['timeout=1&include=,', 'include']];
   const answers = await Promise.all(bad.map(([query]) => get(`/transcriptions/${t.id}/wait?${query}`, acct.key)));
   answers.forEach((res, i) => {
     assert.equal(envelope(assert, res, 400, 'invalid_request').field, bad[i][1], bad[i][0]);

@@ -59,6 +59,11 @@ test('POST /uploads validates content_type and file_size and issues a 900 s sign
     const res = await api('/uploads', { method: 'POST', key: acct.key, body });
     assert.equal(envelope(assert, res, 400, 'invalid_request').field, field);
   }
+  // Media types are case-insensitive; parameters are dropped.
+  for (const content_type of ['AUDIO/MPEG', 'Audio/Mpeg; charset=binary']) {
+    const res = await api('/uploads', { method: 'POST', key: acct.key, body: { filename: 'a.mp3', content_type, file_size: 10 } });
+    assert.equal(res.status, 200, `${content_type}: ${res.body}`);
+  }
   const t = await presign(acct.key, { filename: 'a.mp3', content_type: 'audio/mpeg', file_size: 1073741824 });
   assert.match(t.upload_id, /^upl_[A-Za-z0-9]+$/);
   assert.equal(t.expires_in, 900);
@@ -87,6 +92,13 @@ test('a presigned PUT refuses wrong type, wrong size, bad signature, expiry and 
   const ok = await put(t.upload_url, file, { 'Content-Type': 'audio/wav' });
   assert.equal(ok.status, 200, ok.body);
   assert.deepEqual(ok.json, { upload_id: t.upload_id, file_size: 1000, content_type: 'audio/wav', completed: true });
+
+  // A ticket asked for in upper case is stored lower-case; the PUT's
+  // Content-Type is compared case-insensitively, parameters ignored.
+  const upper = await presign(acct.key, { filename: 'u.wav', content_type: 'AUDIO/WAV', file_size: 1000 });
+  const mixed = await put(upper.upload_url, file, { 'Content-Type': 'Audio/Wav; charset=binary' });
+  assert.equal(mixed.status, 200, mixed.body);
+  assert.equal(mixed.json.content_type, 'audio/wav');
   assert.equal(envelope(assert, await put(t.upload_url, file, { 'Content-Type': 'audio/wav' }), 403, 'forbidden').reason,
     'already_used');
 
@@ -130,11 +142,22 @@ test('a real recording uploaded with a presigned URL is transcribed', async () =
   const t = await presign(acct.key, { filename: 'upl.mp3', content_type: 'audio/mpeg', file_size: size });
   const up = await put(t.upload_url, speech, { 'Content-Type': 'audio/mpeg' });
   assert.equal(up.status, 200, up.body);
+  // The file name becomes the title (the recording has no title tag), with
+  // its line breaks and control characters made one space each.
+  const filename = 'a\r\n# injected\u2028x\u0085y.mp3';
   const res = await api('/transcriptions', { method: 'POST', key: acct.key,
-    body: { source: 'upload', upload_id: t.upload_id, original_filename: 'upl.mp3', duration_seconds: speechSeconds } });
+    body: { source: 'upload', upload_id: t.upload_id, original_filename: filename, duration_seconds: speechSeconds } });
   assert.equal(res.status, 202, res.body);
+  const row = (await api(`/transcriptions/${res.json.id}`, { key: acct.key })).json;
+  assert.equal(row.title, 'a # injected x y.mp3');
   const done = await finished(acct.key, res.json.id);
   assert.equal(done.status, 'completed', JSON.stringify(done.error));
+  assert.equal(done.title, 'a # injected x y.mp3');
+  const md = await api(`/transcriptions/${res.json.id}/transcript?format=md`, { key: acct.key });
+  assert.equal(md.status, 200, md.body);
+  const [heading, blank] = md.body.split(/\r\n|\r|\n|\u2028|\u2029|\u0085/);
+  assert.equal(heading, '# a \\# injected x y.mp3', md.body.slice(0, 80));
+  assert.equal(blank, '');
   const result = (await api(`/transcriptions/${res.json.id}/result?include=segments`, { key: acct.key })).json;
   const text = result.segments.map((s) => s.text.toLowerCase()).join(' ');
   assert.match(text, /morning|meeting|library/);
@@ -190,7 +213,8 @@ test('tus: ticket, discovery and the protocol\'s refusals', async () => {
   const ten = bytesFile('ten.bin', Buffer.alloc(10, 3));
   envelope(assert, await patch(0, ten, { 'Content-Type': 'application/octet-stream' }), 415, 'invalid_request');
   envelope(assert, await patch(0, ten, { 'Tus-Resumable': '0.2.2' }), 412, 'invalid_request');
-  const first = await patch(0, ten);
+  // The media type is case-insensitive (RFC 9110 section 8.3.1).
+  const first = await patch(0, ten, { 'Content-Type': 'Application/Offset+Octet-Stream' });
   assert.equal(first.status, 204, first.body);
   assert.equal(first.headers['upload-offset'], '10');
   envelope(assert, await patch(0, ten), 409, 'invalid_request');

@@ -77,6 +77,14 @@ test('registration: https only, public hosts, event filtering, one per key, secr
   e = envelope(assert, await register(strict, acc.key, { url: 'https://93.184.215.14/h', events: 'transcription.failed' }),
     400, 'invalid_request');
   assert.equal(e.field, 'events');
+  // The body is validated whole before the host is looked up: with a host
+  // that does not resolve, a bad `events` is still the error reported.
+  e = envelope(assert, await register(strict, acc.key, { url: 'https://no-such-host.invalid/h', events: ['nope'] }),
+    400, 'invalid_request');
+  assert.equal(e.field, 'events', e.message);
+  e = envelope(assert, await register(strict, acc.key, { url: 'https://no-such-host.invalid/h' }), 400, 'invalid_request');
+  assert.equal(e.field, 'url');
+  assert.match(e.message, /does not resolve/);
   // Nothing was registered by any of those.
   assert.deepEqual((await api(strict, '/webhooks', { key: acc.key })).json, { webhook: null });
 
