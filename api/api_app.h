@@ -33,6 +33,9 @@ class ApiApp {
 
  private:
   void run(std::shared_ptr<RequestContext> ctx, const Route& route, Responder respond, TimePoint started);
+  // An absolute-form target naming this server becomes origin-form, its
+  // authority the Host (RFC 9112 §3.2.2); any other authority is an error.
+  std::optional<Error> to_origin_form(Request& req) const;
   Response error_response(const std::string& request_id, const Error& err) const;
   void finish(const Request& req, const std::string& request_id, const std::string& route, TimePoint started,
               Response res, const Responder& respond) const;

@@ -5,6 +5,7 @@
 #include "common/crypto.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "domain/limits.h"
 
 namespace scribe::api {
 namespace {
@@ -39,7 +40,52 @@ std::string bearer_token(const Request& req) {
 // Keys cached at most; beyond it the cache starts over (it only saves reads).
 constexpr std::size_t kMaxCachedKeys = 10000;
 
+// The token of a request that presents one, else "" (no header, another
+// scheme, an empty token: no authentication was attempted).
+std::string presented_token(const Request& req) {
+  try {
+    return bearer_token(req);
+  } catch (const Error&) {
+    return {};
+  }
+}
+
 }  // namespace
+
+Authenticator::Authenticator(OAuthVerifier* oauth) : oauth_(oauth), failures_(limits::kAuthFailuresPerMinute) {}
+
+void Authenticator::screen(const Request& req) const {
+  std::string token = bearer_token(req);
+  const bool is_key = token.rfind("key_", 0) == 0;
+  if (is_key && !apikey::is_well_formed(token)) throw invalid_key("the API key is malformed");
+  const std::string digest = is_key ? apikey::hash(token) : std::string();
+  if (int64_t wait = failures_.wait_seconds(req.remote); wait > 0) {
+    std::lock_guard lock(mu_);
+    // A key this process has authenticated goes on (its row is still read,
+    // so a revoked one is refused); anything else waits, unread.
+    if (!is_key || !cache_.contains(digest))
+      throw Error("rate_limited",
+                  "more than " + std::to_string(limits::kAuthFailuresPerMinute) +
+                      " failed authentications per minute from this address; retry after " + std::to_string(wait) +
+                      " s",
+                  {{"retry_after", wait}});
+  }
+  if (!is_key) return;
+  std::lock_guard lock(mu_);
+  auto it = unknown_.find(digest);
+  if (it == unknown_.end()) return;
+  if (std::chrono::steady_clock::now() < it->second) throw invalid_key("the API key is not known");
+  unknown_.erase(it);
+}
+
+void Authenticator::record_failure(const Request& req) const {
+  std::string token = presented_token(req);
+  if (token.empty()) return;
+  failures_.record(req.remote);
+  if (token.rfind("key_", 0) != 0 || !apikey::is_well_formed(token)) return;
+  std::lock_guard lock(mu_);
+  cache_.erase(apikey::hash(token));
+}
 
 Principal Authenticator::authenticate(pqxx::transaction_base& txn, const Request& req) const {
   std::string token = bearer_token(req);
@@ -51,8 +97,14 @@ Principal Authenticator::authenticate(pqxx::transaction_base& txn, const Request
   if (!apikey::is_well_formed(token)) throw invalid_key("the API key is malformed");
 
   const std::string digest = apikey::hash(token);
+  ++lookups_;
   auto res = txn.exec_prepared(kFindKey.name, digest);
-  if (res.empty()) throw invalid_key("the API key is not known");
+  if (res.empty()) {
+    std::lock_guard lock(mu_);
+    if (unknown_.size() >= kMaxCachedKeys) unknown_.clear();
+    unknown_[digest] = std::chrono::steady_clock::now() + std::chrono::seconds(limits::kUnknownKeyCacheSeconds);
+    throw invalid_key("the API key is not known");
+  }
   const auto& row = res[0];
   Principal p;
   p.key_digest = digest;

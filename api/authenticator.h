@@ -1,11 +1,14 @@
 #pragma once
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <pqxx/pqxx>
 #include <string>
 #include <unordered_map>
 
+#include "api/auth_failures.h"
 #include "api/http.h"
 #include "api/principal.h"
 
@@ -24,9 +27,24 @@ class OAuthVerifier {
 
 class Authenticator {
  public:
-  explicit Authenticator(OAuthVerifier* oauth = nullptr) : oauth_(oauth) {}
-  Authenticator(const Authenticator& other) : oauth_(other.oauth_) {}
+  explicit Authenticator(OAuthVerifier* oauth = nullptr);
+  Authenticator(const Authenticator& other) : Authenticator(other.oauth_) {}
   Principal authenticate(pqxx::transaction_base& txn, const Request& req) const;
+
+  // What can be decided without the database, called before a connection is
+  // leased: 429 rate_limited for an address over its failed-authentication
+  // budget (limits::kAuthFailuresPerMinute), unless the token is a key this
+  // process has authenticated before; 401 for a malformed key and for a key
+  // found unknown in the last limits::kUnknownKeyCacheSeconds. Returns when
+  // the request must go on to authenticate().
+  void screen(const Request& req) const;
+  // Counts a 401 of a request that presented a Bearer token against its
+  // address (requests without credentials are not authentication attempts),
+  // and forgets the token as a known key.
+  void record_failure(const Request& req) const;
+  // API-key rows read from the database by this process (for /metrics, and
+  // for tests that check a refusal cost no lookup).
+  uint64_t lookups() const { return lookups_.load(); }
 
   // The caller's API key from a cache of keys this process has authenticated
   // before, without a database read; verified is false (see Principal). Only
@@ -45,6 +63,10 @@ class Authenticator {
   OAuthVerifier* oauth_;
   mutable std::mutex mu_;
   mutable std::unordered_map<std::string, Principal> cache_;  // by key digest
+  // Digests of well-formed keys found unknown, with when that stops counting.
+  mutable std::unordered_map<std::string, std::chrono::steady_clock::time_point> unknown_;
+  mutable AuthFailures failures_;
+  mutable std::atomic<uint64_t> lookups_{0};
 };
 
 }  // namespace scribe::api
