@@ -12,7 +12,8 @@ constexpr std::size_t kMaxAddresses = 100000;
 }  // namespace
 
 AuthFailures::AuthFailures(int per_minute)
-    : interval_(std::chrono::minutes(1) / std::max(1, per_minute)), window_(std::chrono::minutes(1)) {}
+    : interval_(std::chrono::nanoseconds(std::chrono::minutes(1)) / std::max(1, per_minute)),
+      window_(std::chrono::minutes(1)) {}
 
 void AuthFailures::record(const std::string& address, Clock::time_point now) {
   std::lock_guard lock(mu_);

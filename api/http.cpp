@@ -84,8 +84,9 @@ std::optional<AbsoluteTarget> parse_absolute_target(const std::string& target) {
   auto end = target.find_first_of("/?#", start);
   if (end == std::string::npos) end = target.size();
   t.authority = target.substr(start, end - start);
-  t.origin_form = target.substr(end);
-  if (t.origin_form.empty() || t.origin_form.front() != '/') t.origin_form.insert(0, "/");
+  // "http://host" and "http://host?q" mean the path "/".
+  if (end == target.size() || target[end] != '/') t.origin_form.push_back('/');
+  t.origin_form.append(target, end, std::string::npos);
   if (t.scheme != "http" && t.scheme != "https") return t;
   // Userinfo in an http(s) URI is to be treated as an error (RFC 9110 §4.2.4).
   if (t.authority.empty() || t.authority.find('@') != std::string::npos) return t;
