@@ -36,15 +36,13 @@ constexpr auto kIdleTimeout = std::chrono::seconds(75);
 constexpr auto kLingerTimeout = std::chrono::seconds(2);
 constexpr std::size_t kLingerBytes = 1 << 20;
 
-// The head as read so far, when the parser gave up on its size: a request
-// line that has not ended within the target limit is a target too long
-// (414), anything else is a header section too long (431).
-bool request_line_too_long(const beast::flat_buffer& buffer) {
-  auto data = buffer.data();
-  std::string_view head(static_cast<const char*>(data.data()), data.size());
-  auto eol = head.find("\r\n");
-  std::size_t line = eol == std::string_view::npos ? head.size() : eol;
-  return line > limits::kMaxRequestTargetBytes + limits::kRequestLineSlackBytes;
+// Which limit a head the parser gave up on broke. The parser takes the
+// request line as soon as it has ended (and then the fields): a request line
+// that never ended within the parser's limit is a target too long (414), and
+// so is a parsed one whose target is over the target limit; anything else is
+// a header section too long (431).
+bool request_line_too_long(const http::request_header<>& parsed) {
+  return parsed.target().empty() || parsed.target().size() > limits::kMaxRequestTargetBytes;
 }
 
 // The size of the header fields as the limit counts them ("name: value\r\n").
@@ -161,7 +159,7 @@ class Session : public std::enable_shared_from_this<Session> {
                         "request body is larger than " + std::to_string(server_.body_limit) + " bytes",
                         Json::object(), 413));
     if (ec == http::error::header_limit)
-      return fail(request_line_too_long(buffer_) ? target_too_long() : header_fields_too_large());
+      return fail(request_line_too_long(header_parser_->get()) ? target_too_long() : header_fields_too_large());
     fail(Error("invalid_request", std::string("malformed HTTP request: ") + ec.message()));
   }
 
