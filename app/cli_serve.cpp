@@ -291,7 +291,13 @@ int serve(int argc, char** argv) {
 
   std::unique_ptr<api::MetricsListener> metrics;
   if (!metrics_disabled(cfg.metrics_addr)) {
-    metrics = std::make_unique<api::MetricsListener>(metrics_host, metrics_port, services);
+    try {
+      metrics = std::make_unique<api::MetricsListener>(metrics_host, metrics_port, services);
+    } catch (const std::exception& e) {
+      // Stop rather than serve without the metrics the operator asked for.
+      throw std::runtime_error("metrics listener " + cfg.metrics_addr + ": " + e.what() +
+                               " (set SCRIBE_METRICS_ADDR or --metrics-addr, or off)");
+    }
     metrics->start();
   }
 
