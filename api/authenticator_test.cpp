@@ -7,7 +7,6 @@
 
 #include <chrono>
 
-#include "api/auth_failures.h"
 #include "common/error.h"
 #include "domain/limits.h"
 
