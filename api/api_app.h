@@ -10,8 +10,10 @@
 namespace scribe::api {
 
 // The request pipeline shared by every endpoint, in this order:
-//   request id -> CORS (preflight answered here) -> route match (404/405) ->
-//   [worker thread] authentication -> rate limit -> scope -> idempotency ->
+//   request id -> absolute-form target (400 for another server's) -> CORS
+//   (preflight answered here) -> route match (404/405) -> [worker thread]
+//   authentication (in-memory refusals first, then the key's row) -> rate
+//   limit -> scope -> idempotency ->
 //   handler -> error envelope -> common headers, metrics and the access log.
 class ApiApp {
  public:
