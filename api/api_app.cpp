@@ -46,11 +46,35 @@ Response ApiApp::error_response(const std::string& request_id, const Error& err)
   body["code"] = err.code();
   body["message"] = err.message();
   body["request_id"] = request_id;
-  body["doc_url"] = services_.config.public_url + "/api/v1/openapi.yaml#error-" + err.code();
+  body["doc_url"] = services_.config.public_url + "/docs/errors#" + err.code();
   Response res = Response::json(err.http_status(), {{"error", body}});
   if (err.extras().contains("retry_after") && err.extras()["retry_after"].is_number_integer())
     res.set_header("Retry-After", std::to_string(err.extras()["retry_after"].get<int64_t>()));
   return res;
+}
+
+std::optional<Error> ApiApp::to_origin_form(Request& req) const {
+  auto abs = parse_absolute_target(req.target);
+  if (!abs) return std::nullopt;
+  // This server is not a proxy: it answers for its public URL's authority and
+  // for the address it listens on, nothing else.
+  bool own = false;
+  if (abs->valid) {
+    auto pub = parse_absolute_target(services_.config.public_url);
+    if (pub && pub->valid && pub->scheme == abs->scheme && pub->host == abs->host && pub->port == abs->port)
+      own = true;
+    std::string listen = services_.config.listen_host;
+    if (listen.find(':') != std::string::npos) listen = "[" + listen + "]";
+    if (abs->scheme == "http" && abs->host == listen && abs->port == services_.config.listen_port) own = true;
+  }
+  if (!own)
+    return Error("invalid_request",
+                 "the request target names " + (abs->authority.empty() ? std::string("no host") : abs->authority) +
+                     ", which is not this server; send the path only (origin-form), this server is not a proxy",
+                 {{"field", "target"}});
+  req.target = abs->origin_form;
+  req.headers["host"] = abs->authority;
+  return std::nullopt;
 }
 
 Response ApiApp::render_error(const Request& req, const Error& err) const {
@@ -86,6 +110,10 @@ void ApiApp::finish(const Request& req, const std::string& request_id, const std
 void ApiApp::dispatch(Request req, Responder respond) {
   TimePoint started = now();
   std::string request_id = request_id_for(req);
+  if (auto err = to_origin_form(req)) {
+    finish(req, request_id, "unmatched", started, error_response(request_id, *err), respond);
+    return;
+  }
   if (!parse_target(req.target, req.path, req.query)) {
     finish(req, request_id, "unmatched", started,
            error_response(request_id, Error::invalid("path", "the request target is not valid percent-encoding")),
@@ -145,6 +173,8 @@ void ApiApp::run(std::shared_ptr<RequestContext> ctx, const Route& route, Respon
       // from the cache (no round trip); every other route reads the key now.
       if (route.handler_checks_key) ctx->principal = services_.authenticator.cached(ctx->req);
       auto authenticate = [&] {
+        // Refusals that need no database come before a connection is leased.
+        services_.authenticator.screen(ctx->req);
         pqxx::nontransaction txn(ctx->db());
         ctx->principal = services_.authenticator.authenticate(txn, ctx->req);
       };
@@ -194,6 +224,9 @@ void ApiApp::run(std::shared_ptr<RequestContext> ctx, const Route& route, Respon
   } catch (const Error& err) {
     if (err.http_status() >= 500)
       log::error("request failed", {{"request_id", ctx->request_id}, {"code", err.code()}, {"error", err.message()}});
+    // Whichever step refused the key (authenticate, or a handler checking a
+    // cached key itself), the failure counts against the caller's address.
+    if (route.authenticated && err.http_status() == 401) services_.authenticator.record_failure(ctx->req);
     res = error_response(ctx->request_id, err);
   } catch (const pqxx::broken_connection& err) {
     log::error("database connection lost", {{"request_id", ctx->request_id}, {"error", err.what()}});

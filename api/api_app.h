@@ -10,8 +10,10 @@
 namespace scribe::api {
 
 // The request pipeline shared by every endpoint, in this order:
-//   request id -> CORS (preflight answered here) -> route match (404/405) ->
-//   [worker thread] authentication -> rate limit -> scope -> idempotency ->
+//   request id -> absolute-form target (400 for another server's) -> CORS
+//   (preflight answered here) -> route match (404/405) -> [worker thread]
+//   authentication (in-memory refusals first, then the key's row) -> rate
+//   limit -> scope -> idempotency ->
 //   handler -> error envelope -> common headers, metrics and the access log.
 class ApiApp {
  public:
@@ -33,6 +35,9 @@ class ApiApp {
 
  private:
   void run(std::shared_ptr<RequestContext> ctx, const Route& route, Responder respond, TimePoint started);
+  // An absolute-form target naming this server becomes origin-form, its
+  // authority the Host (RFC 9112 §3.2.2); any other authority is an error.
+  std::optional<Error> to_origin_form(Request& req) const;
   Response error_response(const std::string& request_id, const Error& err) const;
   void finish(const Request& req, const std::string& request_id, const std::string& route, TimePoint started,
               Response res, const Responder& respond) const;

@@ -16,7 +16,10 @@ void ApiApp::add_stream(const std::string& method, const std::string& pattern, S
 bool ApiApp::streams(const std::string& method, const std::string& target) const {
   std::string path;
   std::vector<std::pair<std::string, std::string>> query;
-  if (!parse_target(target, path, query)) return false;
+  // An absolute-form target streams by its path; prepare_stream then refuses
+  // one naming another server before its body is read.
+  auto abs = parse_absolute_target(target);
+  if (!parse_target(abs ? abs->origin_form : target, path, query)) return false;
   auto m = stream_router_.match(method, path);
   return m.route && m.route->method == method;
 }
@@ -25,6 +28,13 @@ void ApiApp::prepare_stream(Request head, std::function<void(StreamPlan)> done) 
   // A refusal carries the same id in the header and the envelope; the
   // request that follows an accepted precheck gets its own, as any request.
   std::string request_id = "req_" + crypto::random_hex(12);
+  if (auto err = to_origin_form(head)) {
+    StreamPlan plan;
+    plan.reject = error_response(request_id, *err);
+    plan.reject->set_header("X-Request-Id", request_id);
+    plan.reject->set_header("Access-Control-Allow-Origin", "*");
+    return done(std::move(plan));
+  }
   parse_target(head.target, head.path, head.query);
   auto m = stream_router_.match(head.method, head.path);
   auto ctx = std::make_shared<RequestContext>(std::move(head), request_id, services_);

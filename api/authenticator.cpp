@@ -2,9 +2,12 @@
 
 #include <strings.h>
 
+#include <algorithm>
+
 #include "common/crypto.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "domain/limits.h"
 
 namespace scribe::api {
 namespace {
@@ -39,7 +42,83 @@ std::string bearer_token(const Request& req) {
 // Keys cached at most; beyond it the cache starts over (it only saves reads).
 constexpr std::size_t kMaxCachedKeys = 10000;
 
+// The token of a request that presents one, else "" (no header, another
+// scheme, an empty token: no authentication was attempted).
+std::string presented_token(const Request& req) {
+  try {
+    return bearer_token(req);
+  } catch (const Error&) {
+    return {};
+  }
+}
+
+// Addresses tracked at most by AuthFailures; beyond it the ones whose failures are all
+// earned back are dropped, and if that is not enough the table starts over
+// (an attacker spreading over this many addresses is not stopped by a
+// per-address limit anyway).
+constexpr std::size_t kMaxAddresses = 100000;
 }  // namespace
+
+AuthFailures::AuthFailures(int per_minute)
+    : interval_(std::chrono::nanoseconds(std::chrono::minutes(1)) / std::max(1, per_minute)),
+      window_(std::chrono::minutes(1)) {}
+
+void AuthFailures::record(const std::string& address, Clock::time_point now) {
+  std::lock_guard lock(mu_);
+  if (tat_.size() >= kMaxAddresses) {
+    std::erase_if(tat_, [&](const auto& entry) { return entry.second <= now; });
+    if (tat_.size() >= kMaxAddresses) tat_.clear();
+  }
+  auto& tat = tat_[address];
+  // Never more than one window ahead: a flood earns no longer a wait than a
+  // burst does, so Retry-After stays meaningful.
+  tat = std::min(std::max(tat, now) + interval_, now + window_ + interval_);
+}
+
+int64_t AuthFailures::wait_seconds(const std::string& address, Clock::time_point now) const {
+  std::lock_guard lock(mu_);
+  auto it = tat_.find(address);
+  if (it == tat_.end()) return 0;
+  // Another failure would put the arrival time past the window: refused.
+  auto over = it->second + interval_ - (now + window_);
+  if (over <= Clock::duration::zero()) return 0;
+  return std::max<int64_t>(1, (std::chrono::duration_cast<std::chrono::milliseconds>(over).count() + 999) / 1000);
+}
+
+Authenticator::Authenticator(OAuthVerifier* oauth) : oauth_(oauth), failures_(limits::kAuthFailuresPerMinute) {}
+
+void Authenticator::screen(const Request& req) const {
+  std::string token = bearer_token(req);
+  const bool is_key = token.rfind("key_", 0) == 0;
+  if (is_key && !apikey::is_well_formed(token)) throw invalid_key("the API key is malformed");
+  const std::string digest = is_key ? apikey::hash(token) : std::string();
+  if (int64_t wait = failures_.wait_seconds(req.remote); wait > 0) {
+    std::lock_guard lock(mu_);
+    // A key this process has authenticated goes on (its row is still read,
+    // so a revoked one is refused); anything else waits, unread.
+    if (!is_key || !cache_.contains(digest))
+      throw Error("rate_limited",
+                  "more than " + std::to_string(limits::kAuthFailuresPerMinute) +
+                      " failed authentications per minute from this address; retry after " + std::to_string(wait) +
+                      " s",
+                  {{"retry_after", wait}});
+  }
+  if (!is_key) return;
+  std::lock_guard lock(mu_);
+  auto it = unknown_.find(digest);
+  if (it == unknown_.end()) return;
+  if (std::chrono::steady_clock::now() < it->second) throw invalid_key("the API key is not known");
+  unknown_.erase(it);
+}
+
+void Authenticator::record_failure(const Request& req) const {
+  std::string token = presented_token(req);
+  if (token.empty()) return;
+  failures_.record(req.remote);
+  if (token.rfind("key_", 0) != 0 || !apikey::is_well_formed(token)) return;
+  std::lock_guard lock(mu_);
+  cache_.erase(apikey::hash(token));
+}
 
 Principal Authenticator::authenticate(pqxx::transaction_base& txn, const Request& req) const {
   std::string token = bearer_token(req);
@@ -51,8 +130,14 @@ Principal Authenticator::authenticate(pqxx::transaction_base& txn, const Request
   if (!apikey::is_well_formed(token)) throw invalid_key("the API key is malformed");
 
   const std::string digest = apikey::hash(token);
+  ++lookups_;
   auto res = txn.exec_prepared(kFindKey.name, digest);
-  if (res.empty()) throw invalid_key("the API key is not known");
+  if (res.empty()) {
+    std::lock_guard lock(mu_);
+    if (unknown_.size() >= kMaxCachedKeys) unknown_.clear();
+    unknown_[digest] = std::chrono::steady_clock::now() + std::chrono::seconds(limits::kUnknownKeyCacheSeconds);
+    throw invalid_key("the API key is not known");
+  }
   const auto& row = res[0];
   Principal p;
   p.key_digest = digest;

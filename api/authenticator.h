@@ -1,5 +1,7 @@
 #pragma once
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <pqxx/pqxx>
@@ -22,11 +24,48 @@ class OAuthVerifier {
   virtual std::optional<Principal> verify(pqxx::transaction_base& txn, const std::string& token) = 0;
 };
 
+// Failed authentications per client address, in this process's memory: a
+// generic cell rate algorithm like the request limiter (rate_limiter.h), but
+// keyed by address and never on the database, since what it protects is the
+// database (every unknown key would otherwise cost a lookup). `per_minute`
+// failures are allowed per minute, in a burst of up to as many.
+class AuthFailures {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  explicit AuthFailures(int per_minute);
+  // Counts one failure from `address`.
+  void record(const std::string& address, Clock::time_point now = Clock::now());
+  // 0 while `address` may still fail, else the whole seconds (>= 1) until it may.
+  int64_t wait_seconds(const std::string& address, Clock::time_point now = Clock::now()) const;
+
+ private:
+  std::chrono::nanoseconds interval_;
+  std::chrono::nanoseconds window_;
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, Clock::time_point> tat_;  // theoretical arrival time by address
+};
+
 class Authenticator {
  public:
-  explicit Authenticator(OAuthVerifier* oauth = nullptr) : oauth_(oauth) {}
-  Authenticator(const Authenticator& other) : oauth_(other.oauth_) {}
+  explicit Authenticator(OAuthVerifier* oauth = nullptr);
+  Authenticator(const Authenticator& other) : Authenticator(other.oauth_) {}
   Principal authenticate(pqxx::transaction_base& txn, const Request& req) const;
+
+  // What can be decided without the database, called before a connection is
+  // leased: 429 rate_limited for an address over its failed-authentication
+  // budget (limits::kAuthFailuresPerMinute), unless the token is a key this
+  // process has authenticated before; 401 for a malformed key and for a key
+  // found unknown in the last limits::kUnknownKeyCacheSeconds. Returns when
+  // the request must go on to authenticate().
+  void screen(const Request& req) const;
+  // Counts a 401 of a request that presented a Bearer token against its
+  // address (requests without credentials are not authentication attempts),
+  // and forgets the token as a known key.
+  void record_failure(const Request& req) const;
+  // API-key rows read from the database by this process (for /metrics, and
+  // for tests that check a refusal cost no lookup).
+  uint64_t lookups() const { return lookups_.load(); }
 
   // The caller's API key from a cache of keys this process has authenticated
   // before, without a database read; verified is false (see Principal). Only
@@ -45,6 +84,10 @@ class Authenticator {
   OAuthVerifier* oauth_;
   mutable std::mutex mu_;
   mutable std::unordered_map<std::string, Principal> cache_;  // by key digest
+  // Digests of well-formed keys found unknown, with when that stops counting.
+  mutable std::unordered_map<std::string, std::chrono::steady_clock::time_point> unknown_;
+  mutable AuthFailures failures_;
+  mutable std::atomic<uint64_t> lookups_{0};
 };
 
 }  // namespace scribe::api

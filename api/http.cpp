@@ -2,6 +2,8 @@
 
 #include <strings.h>
 
+#include <cctype>
+
 namespace scribe::api {
 namespace {
 
@@ -66,6 +68,58 @@ std::optional<std::string> Response::header(const std::string& name) const {
   for (const auto& [k, v] : headers)
     if (strcasecmp(k.c_str(), name.c_str()) == 0) return v;
   return std::nullopt;
+}
+
+std::optional<AbsoluteTarget> parse_absolute_target(const std::string& target) {
+  if (target.empty() || target.front() == '/') return std::nullopt;
+  auto sep = target.find("://");
+  if (sep == std::string::npos || sep == 0) return std::nullopt;
+  for (std::size_t i = 0; i < sep; ++i) {
+    unsigned char c = static_cast<unsigned char>(target[i]);
+    if (!(std::isalpha(c) || (i > 0 && (std::isdigit(c) || c == '+' || c == '-' || c == '.')))) return std::nullopt;
+  }
+  AbsoluteTarget t;
+  for (std::size_t i = 0; i < sep; ++i) t.scheme += static_cast<char>(std::tolower(static_cast<unsigned char>(target[i])));
+  auto start = sep + 3;
+  auto end = target.find_first_of("/?#", start);
+  if (end == std::string::npos) end = target.size();
+  t.authority = target.substr(start, end - start);
+  // "http://host" and "http://host?q" mean the path "/".
+  if (end == target.size() || target[end] != '/') t.origin_form.push_back('/');
+  t.origin_form.append(target, end, std::string::npos);
+  if (t.scheme != "http" && t.scheme != "https") return t;
+  // Userinfo in an http(s) URI is to be treated as an error (RFC 9110 §4.2.4).
+  if (t.authority.empty() || t.authority.find('@') != std::string::npos) return t;
+  std::string_view a = t.authority;
+  std::string_view host, port;
+  if (a.front() == '[') {
+    auto close = a.find(']');
+    if (close == std::string_view::npos) return t;
+    host = a.substr(0, close + 1);
+    if (close + 1 < a.size()) {
+      if (a[close + 1] != ':') return t;
+      port = a.substr(close + 2);
+    }
+  } else {
+    auto colon = a.find(':');
+    host = a.substr(0, colon);
+    if (colon != std::string_view::npos) port = a.substr(colon + 1);
+  }
+  if (host.empty()) return t;
+  for (char c : host) t.host += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  t.port = t.scheme == "https" ? 443 : 80;
+  if (!port.empty()) {
+    if (port.size() > 5) return t;
+    int p = 0;
+    for (char c : port) {
+      if (!std::isdigit(static_cast<unsigned char>(c))) return t;
+      p = p * 10 + (c - '0');
+    }
+    if (p < 1 || p > 65535) return t;
+    t.port = p;
+  }
+  t.valid = true;
+  return t;
 }
 
 bool parse_target(const std::string& target, std::string& path,

@@ -25,7 +25,9 @@ struct Request {
   // Streamed uploads (HttpServer::set_streaming): the body went to
   // `body_file` instead of `body`; `body_bytes` of it arrived, and
   // `body_state` says how the read ended: "complete", "interrupted" (the
-  // client went away; nobody reads the response) or "too_large".
+  // body ended early: the client half-closed, reset or went quiet; the
+  // response is still written, for a client that half-closed and reads it),
+  // "too_large" or "failed" (the staging file could not be written).
   std::string body_file;
   int64_t body_bytes = 0;
   std::string body_state;
@@ -61,6 +63,23 @@ struct StreamPlan {
   bool append = false;
   int64_t max_bytes = 0;
 };
+
+// An absolute-form request target (RFC 9112 §3.2.2), as a client talking to
+// a proxy sends it: "http://host:port/path?query". `host` is lower-cased (an
+// IPv6 literal keeps its brackets), `port` is the explicit port or the
+// scheme's default, `origin_form` is the "/path?query" part. nullopt when the
+// target is not of the form scheme "://" authority; `valid` is false when it
+// is, but the scheme is not http(s) or the authority is malformed (userinfo,
+// bad port, empty host).
+struct AbsoluteTarget {
+  bool valid = false;
+  std::string scheme;
+  std::string host;
+  int port = 0;
+  std::string authority;  // as received, for the Host header
+  std::string origin_form;
+};
+std::optional<AbsoluteTarget> parse_absolute_target(const std::string& target);
 
 // Splits a request target into a decoded path and query parameters.
 // Returns false when the target is not valid percent-encoding.

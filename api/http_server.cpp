@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "common/log.h"
+#include "domain/limits.h"
 
 namespace scribe::api {
 
@@ -27,7 +28,43 @@ using tcp = net::ip::tcp;
 
 namespace {
 constexpr auto kIdleTimeout = std::chrono::seconds(75);
+// After an answer that closes the connection, the rest of what the client
+// sent (an oversized head, an unread body) is read and dropped for this long,
+// at most kLingerBytes, before the socket closes: closing with unread data
+// makes the kernel send a reset, which can destroy the answer in flight
+// before the client reads it.
+constexpr auto kLingerTimeout = std::chrono::seconds(2);
+constexpr std::size_t kLingerBytes = 1 << 20;
+
+// Which limit a head the parser gave up on broke. The parser takes the
+// request line as soon as it has ended (and then the fields): a request line
+// that never ended within the parser's limit is a target too long (414), and
+// so is a parsed one whose target is over the target limit; anything else is
+// a header section too long (431).
+bool request_line_too_long(const http::request_header<>& parsed) {
+  return parsed.target().empty() || parsed.target().size() > limits::kMaxRequestTargetBytes;
 }
+
+// The size of the header fields as the limit counts them ("name: value\r\n").
+std::size_t header_fields_bytes(const http::request_header<>& h) {
+  std::size_t n = 0;
+  for (const auto& f : h) n += f.name_string().size() + 2 + f.value().size() + 2;
+  return n;
+}
+
+Error target_too_long() {
+  return Error("invalid_request",
+               "the request target is longer than " + std::to_string(limits::kMaxRequestTargetBytes) + " bytes",
+               {{"field", "target"}}, 414);
+}
+
+Error header_fields_too_large() {
+  return Error("invalid_request",
+               "the request header fields are larger than " + std::to_string(limits::kMaxHeaderFieldsBytes) +
+                   " bytes together",
+               {{"field", "headers"}}, 431);
+}
+}  // namespace
 
 class Session;
 
@@ -102,7 +139,8 @@ class Session : public std::enable_shared_from_this<Session> {
     header_parser_.emplace();
     // The cap is checked below once the route is known (uploads have their own).
     header_parser_->body_limit(std::numeric_limits<std::uint64_t>::max());
-    header_parser_->header_limit(16 * 1024);
+    header_parser_->header_limit(static_cast<std::uint32_t>(
+        limits::kMaxRequestTargetBytes + limits::kMaxHeaderFieldsBytes + limits::kRequestLineSlackBytes));
     stream_.expires_after(kIdleTimeout);
     http::async_read_header(stream_, buffer_, *header_parser_,
                             [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
@@ -116,14 +154,19 @@ class Session : public std::enable_shared_from_this<Session> {
   // Malformed or oversized: answer in the envelope, then close, since the
   // rest of the stream can no longer be framed reliably.
   void fail(beast::error_code ec) {
+    if (ec == http::error::body_limit)
+      return fail(Error("invalid_request",
+                        "request body is larger than " + std::to_string(server_.body_limit) + " bytes",
+                        Json::object(), 413));
+    if (ec == http::error::header_limit)
+      return fail(request_line_too_long(header_parser_->get()) ? target_too_long() : header_fields_too_large());
+    fail(Error("invalid_request", std::string("malformed HTTP request: ") + ec.message()));
+  }
+
+  void fail(const Error& err) {
     busy_ = true;
     ++server_.in_flight;
     keep_alive_ = false;
-    Error err = ec == http::error::body_limit
-                    ? Error("invalid_request",
-                            "request body is larger than " + std::to_string(server_.body_limit) + " bytes",
-                            Json::object(), 413)
-                    : Error("invalid_request", std::string("malformed HTTP request: ") + ec.message());
     write(server_.render_error(head_, err));
   }
 
@@ -143,6 +186,9 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     if (is_quiet_end(ec)) return close();
     if (ec) return fail(ec);
+    if (head_.target.size() > limits::kMaxRequestTargetBytes) return fail(target_too_long());
+    if (header_fields_bytes(header_parser_->get()) > limits::kMaxHeaderFieldsBytes)
+      return fail(header_fields_too_large());
     keep_alive_ = header_parser_->get().keep_alive() && !server_.stopping;
     if (server_.stream_filter && server_.stream_filter(head_.method, head_.target)) return prepare_stream();
     if (auto cl = header_parser_->content_length(); cl && *cl > server_.body_limit) return fail(http::error::body_limit);
@@ -280,7 +326,10 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   // Hands the streamed request to the application in every case, so that an
-  // interrupted tus PATCH still records the bytes that did arrive.
+  // interrupted tus PATCH still records the bytes that did arrive, and
+  // writes its answer in every case too: a body that ended early often means
+  // the client half-closed (shutdown(SHUT_WR)) and is still reading. If the
+  // client is gone altogether, the write fails and the socket closes.
   void end_stream(const char* state) {
     if (fd_ >= 0) ::close(fd_);
     fd_ = -1;
@@ -288,16 +337,9 @@ class Session : public std::enable_shared_from_this<Session> {
     req.body_file = plan_.file;
     req.body_bytes = received_;
     req.body_state = state;
-    if (req.body_state == "complete") return dispatch(std::move(req));
-    // The rest of the body was not read: the connection cannot be reused.
-    keep_alive_ = false;
-    if (req.body_state == "too_large" || req.body_state == "failed") return dispatch(std::move(req));
-    stream_.expires_never();
-    server_.dispatch(std::move(req), answer_once<Response>([](Session& s, Response) {
-                       s.busy_ = false;
-                       s.server_.request_finished();
-                       s.close();
-                     }));
+    // Unless the body was read to its end, the connection cannot be reused.
+    if (req.body_state != "complete") keep_alive_ = false;
+    dispatch(std::move(req));
   }
 
   void write(Response res) {
@@ -319,8 +361,30 @@ class Session : public std::enable_shared_from_this<Session> {
     http::async_write(stream_, *msg, [self = shared_from_this(), msg, keep](beast::error_code ec, std::size_t) {
       self->busy_ = false;
       self->server_.request_finished();
-      if (ec || !keep) return self->close();
+      if (ec) return self->close();
+      if (!keep) return self->linger();
       self->read();
+    });
+  }
+
+  // Closes after an answer: our side first (the client sees the end of the
+  // answer), then what the client still sends is drained until it closes
+  // too, kLingerTimeout passes or kLingerBytes arrive.
+  void linger() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    if (ec || closed_) return close();
+    if (chunk_.empty()) chunk_.resize(kChunkBytes);
+    lingered_ = 0;
+    stream_.expires_after(kLingerTimeout);
+    drain();
+  }
+
+  void drain() {
+    stream_.async_read_some(net::buffer(chunk_), [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+      self->lingered_ += n;
+      if (ec || self->lingered_ > kLingerBytes) return self->close();
+      self->drain();
     });
   }
 
@@ -346,6 +410,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::vector<char> chunk_;
   int fd_ = -1;
   int64_t received_ = 0;
+  std::size_t lingered_ = 0;
   std::string remote_;
   bool keep_alive_ = true;
   bool busy_ = false;

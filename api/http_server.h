@@ -31,8 +31,9 @@ class HttpServer {
   // those, `prepare(head, done)` decides from the head alone, off the I/O
   // thread, whether and where the body is written (done may run on any
   // thread). The request then reaches `dispatch` with Request::body_file set,
-  // also when the client went away midway (body_state "interrupted"), so
-  // partial bytes can be kept. Set before run().
+  // also when the body ended early (body_state "interrupted"), so partial
+  // bytes can be kept; its answer is written whenever the socket still takes
+  // it. Set before run().
   using StreamFilter = std::function<bool(const std::string& method, const std::string& target)>;
   using StreamPrepare = std::function<void(Request head, std::function<void(StreamPlan)> done)>;
   void set_streaming(StreamFilter filter, StreamPrepare prepare);

@@ -15,8 +15,9 @@ void register_routes(ApiApp& app) {
   };
   pub("GET", "/healthz", HealthzHandler::handle);
   pub("GET", "/readyz", ReadyzHandler::handle);
-  pub("GET", "/metrics", MetricsHandler::handle);
+  // GET /metrics is not here: it has a listener of its own (metrics_listener.h).
   pub("GET", "/api/v1/openapi.yaml", OpenApiHandler::handle);
+  pub("GET", "/docs/errors", ErrorDocsHandler::handle);
   // /me checks the key in its own read (me_handler.cpp): one statement per request.
   r.add(Route{"GET", "/api/v1/me", true, true, MeHandler::handle, {}, {}, true});
   authed("GET", "/api/v1/pipelines", PipelinesHandler::handle);

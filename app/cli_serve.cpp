@@ -12,6 +12,7 @@
 #include "api/upload_store.h"
 #include "api/handlers/handlers.h"
 #include "api/http_server.h"
+#include "api/metrics_listener.h"
 #include "api/wait_registry.h"
 #include "domain/events.h"
 #include "eventstore/event_store.h"
@@ -47,6 +48,10 @@ const char* kServeHelp =
     "  --io-threads N       HTTP I/O threads (env SCRIBE_IO_THREADS, default 1)\n"
     "  --db-pool N          database connections and worker threads (env SCRIBE_DB_POOL, default 8)\n"
     "  --rate-limit N       requests per minute per key (env SCRIBE_RATE_LIMIT_PER_MINUTE, default 60)\n"
+    "  --metrics-addr ADDR  where GET /metrics is served, host:port ([v6]:port), port 0 for any free\n"
+    "                       port; 0 or off for nowhere (env SCRIBE_METRICS_ADDR, default 127.0.0.1:9464).\n"
+    "                       The API port does not serve /metrics.\n"
+    "  --metrics-port-file PATH  write the metrics port actually bound to PATH once listening\n"
     "  --no-projectors      do not run the asynchronous projectors in this process\n"
     "  --no-workers         do not run pipeline workers in this process\n"
     "  --no-migrate         do not apply pending migrations at start\n"
@@ -227,7 +232,7 @@ void prepare_database(const Config& cfg, bool migrate) {
 int serve(int argc, char** argv) {
   auto args = parse(argc, argv, 2,
                     {"host", "port", "port-file", "public-url", "io-threads", "db-pool", "rate-limit",
-                     "no-projectors", "no-workers", "no-migrate"});
+                     "metrics-addr", "metrics-port-file", "no-projectors", "no-workers", "no-migrate"});
   if (args.help) {
     std::cout << kServeHelp << kCommonHelp;
     return 0;
@@ -241,6 +246,12 @@ int serve(int argc, char** argv) {
   if (auto v = args.get("rate-limit")) cfg.rate_limit_per_minute = std::stoi(*v);
   if (args.flag("no-projectors")) cfg.run_projectors = false;
   if (cfg.rate_limit_per_minute < 1) throw std::invalid_argument("--rate-limit must be >= 1");
+  if (auto v = args.get("metrics-addr")) cfg.metrics_addr = *v;
+  std::string metrics_host;
+  uint16_t metrics_port = 0;
+  if (!metrics_disabled(cfg.metrics_addr) && !parse_listen_address(cfg.metrics_addr, metrics_host, metrics_port))
+    throw std::invalid_argument("--metrics-addr (SCRIBE_METRICS_ADDR) must be host:port, [ipv6]:port, 0 or off, not '" +
+                                cfg.metrics_addr + "'");
   log::init(cfg.log_level);
 
   sigset_t signals = block_stop_signals();
@@ -277,10 +288,24 @@ int serve(int argc, char** argv) {
                        [&](api::Request head, std::function<void(api::StreamPlan)> done) {
                          app.prepare_stream(std::move(head), std::move(done));
                        });
+  // The bound port (with --port 0), for absolute-form targets naming the listener.
+  services.config.listen_port = server.port();
   if (auto v = args.get("public-url")) {
     services.config.public_url = *v;
   } else if (!std::getenv("SCRIBE_PUBLIC_URL")) {
     services.config.public_url = "http://" + cfg.listen_host + ":" + std::to_string(server.port());
+  }
+
+  std::unique_ptr<api::MetricsListener> metrics;
+  if (!metrics_disabled(cfg.metrics_addr)) {
+    try {
+      metrics = std::make_unique<api::MetricsListener>(metrics_host, metrics_port, services);
+    } catch (const std::exception& e) {
+      // Stop rather than serve without the metrics the operator asked for.
+      throw std::runtime_error("metrics listener " + cfg.metrics_addr + ": " + e.what() +
+                               " (set SCRIBE_METRICS_ADDR or --metrics-addr, or off)");
+    }
+    metrics->start();
   }
 
   std::vector<std::unique_ptr<projections::ProjectionRunner>> runners;
@@ -299,12 +324,21 @@ int serve(int argc, char** argv) {
     waits.stop();
     server.shutdown();
   });
+  // Before the API's port file, which callers wait for.
+  if (auto v = args.get("metrics-port-file"); v && metrics) {
+    std::ofstream(*v + ".tmp") << metrics->port() << "\n";
+    std::rename((*v + ".tmp").c_str(), v->c_str());
+  }
   if (auto v = args.get("port-file")) {
     std::ofstream(*v + ".tmp") << server.port() << "\n";
     std::rename((*v + ".tmp").c_str(), v->c_str());
   }
-  log::info("listening", {{"host", cfg.listen_host}, {"port", server.port()}, {"pid", static_cast<int>(getpid())}});
+  log::info("listening", {{"host", cfg.listen_host},
+                          {"port", server.port()},
+                          {"metrics", metrics ? metrics_host + ":" + std::to_string(metrics->port()) : "off"},
+                          {"pid", static_cast<int>(getpid())}});
   server.run();
+  if (metrics) metrics->stop();
   if (workers) workers->stop();
   dispatcher.stop();
   housekeeping.stop();

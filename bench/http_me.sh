@@ -86,13 +86,14 @@ key=$("$bin" admin key create --account "$account" --name http-bench --json 2>/d
 echo "GET /api/v1/me: wrk -t$wrk_threads -c$wrk_conns -d$duration --latency; account $account; $(nproc) CPUs," \
   "load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-# Starts the server with the given io-threads, db-pool and extra flags.
+# Starts the server with the given io-threads, db-pool and extra flags. Metrics
+# are off: nothing here scrapes them, and a running server may hold port 9464.
 start_server() {
   local io=$1 pool=$2 extra=$3
   rm -f "$tmp/port"
   # shellcheck disable=SC2086
   "$bin" serve --port "$port" --rate-limit 100000000 --io-threads "$io" --db-pool "$pool" \
-    --port-file "$tmp/port" $extra >"$tmp/server.log" 2>&1 &
+    --port-file "$tmp/port" --metrics-addr off $extra >"$tmp/server.log" 2>&1 &
   server_pid=$!
   for _ in $(seq 300); do [ -f "$tmp/port" ] && break; kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
   if [ ! -f "$tmp/port" ]; then

@@ -43,7 +43,32 @@ Config Config::from_env() {
   c.db_pool_size = env_int("SCRIBE_DB_POOL", c.db_pool_size);
   c.rate_limit_per_minute = env_int("SCRIBE_RATE_LIMIT_PER_MINUTE", c.rate_limit_per_minute);
   if (auto v = env("SCRIBE_LOG_LEVEL")) c.log_level = v;
+  if (auto v = std::getenv("SCRIBE_METRICS_ADDR")) c.metrics_addr = v;
   return c;
 }
+
+bool parse_listen_address(const std::string& addr, std::string& host, uint16_t& port) {
+  auto colon = addr.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == addr.size() || addr.size() - colon - 1 > 5)
+    return false;
+  std::string h = addr.substr(0, colon);
+  if (h.front() == '[') {
+    if (h.size() < 3 || h.back() != ']') return false;
+    h = h.substr(1, h.size() - 2);
+  } else if (h.find(':') != std::string::npos) {
+    return false;  // an IPv6 address needs its brackets
+  }
+  int p = 0;
+  for (std::size_t i = colon + 1; i < addr.size(); ++i) {
+    if (addr[i] < '0' || addr[i] > '9') return false;
+    p = p * 10 + (addr[i] - '0');
+  }
+  if (p > 65535) return false;
+  host = h;
+  port = static_cast<uint16_t>(p);
+  return true;
+}
+
+bool metrics_disabled(const std::string& addr) { return addr.empty() || addr == "0" || addr == "off"; }
 
 }  // namespace scribe

@@ -16,9 +16,19 @@ struct Config {
   int rate_limit_per_minute = 60;  // operators may raise it (SCRIBE_RATE_LIMIT_PER_MINUTE)
   bool run_projectors = true;
   std::string log_level = "info";
+  // Where GET /metrics is served: its own listener, apart from the API port,
+  // loopback by default so the scrape is not public (SCRIBE_METRICS_ADDR,
+  // "host:port", "[v6]:port"; "0" or "off" for none).
+  std::string metrics_addr = "127.0.0.1:9464";
 
   static Config from_env();
 };
+
+// A listen address "host:port" or "[ipv6]:port" split into its parts; false
+// when it is not of that form or the port is not 0-65535.
+bool parse_listen_address(const std::string& addr, std::string& host, uint16_t& port);
+// Whether a metrics_addr value turns the metrics listener off ("0", "off", "").
+bool metrics_disabled(const std::string& addr);
 
 // An integer setting from the environment: `fallback` when unset or empty;
 // throws std::runtime_error naming the variable when it is not an integer, so

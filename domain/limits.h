@@ -1,4 +1,5 @@
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 // Every limit of the spec's Limits table, in one place. Per-plan limits are in
@@ -49,6 +50,24 @@ inline constexpr int kSignatureToleranceSeconds = 300;
 
 // Not in the spec's table; our own decisions, documented in the OpenAPI document.
 inline constexpr std::size_t kMaxJsonBodyBytes = 1 << 20;  // 413 above this
+// The request head. A request target (path and query) longer than this is
+// 414 URI Too Long; the header fields together (each counted as
+// "name: value" plus CRLF) longer than kMaxHeaderFieldsBytes are 431 Request
+// Header Fields Too Large. Both answer in the envelope (invalid_request) and
+// close the connection. The parser stops reading a head at the sum of the two
+// plus kRequestLineSlackBytes (method, version, separators).
+inline constexpr std::size_t kMaxRequestTargetBytes = 8 * 1024;
+inline constexpr std::size_t kMaxHeaderFieldsBytes = 16 * 1024;
+inline constexpr std::size_t kRequestLineSlackBytes = 64;
+// Failed authentications (a Bearer token that is refused with 401) from one
+// client address, per process: beyond this many a minute (GCRA, burst of the
+// same size) the address's requests with a token this process has not
+// authenticated before are 429 rate_limited with Retry-After, without a
+// database read. Keys this process has authenticated keep working.
+inline constexpr int kAuthFailuresPerMinute = 20;
+// A well-formed API key found unknown is refused from memory for this long,
+// with no database read (a new key is random: it is never unknown first).
+inline constexpr int kUnknownKeyCacheSeconds = 60;
 inline constexpr int kApiKeyNameMaxLength = 100;
 // An unfinished tus upload may be resumed this long after its creation
 // (Upload-Expires); the 3600 s of the spec bound the ticket, not the upload.

@@ -7,8 +7,9 @@ namespace scribe::api {
 
 struct HealthzHandler { static Response handle(RequestContext& ctx); };    // GET /healthz
 struct ReadyzHandler { static Response handle(RequestContext& ctx); };     // GET /readyz
-struct MetricsHandler { static Response handle(RequestContext& ctx); };    // GET /metrics
+struct MetricsHandler { static Response handle(RequestContext& ctx); };    // GET /metrics (metrics listener)
 struct OpenApiHandler { static Response handle(RequestContext& ctx); };    // GET /api/v1/openapi.yaml
+struct ErrorDocsHandler { static Response handle(RequestContext& ctx); };  // GET /docs/errors
 struct MeHandler { static Response handle(RequestContext& ctx); };         // GET /api/v1/me
 struct PipelinesHandler { static Response handle(RequestContext& ctx); };  // GET /api/v1/pipelines
 struct QuoteHandler { static Response handle(RequestContext& ctx); };      // POST /api/v1/quotes

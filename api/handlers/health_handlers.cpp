@@ -1,5 +1,6 @@
 // Operational endpoints: liveness, readiness and Prometheus metrics. They are
-// public (no API key) and outside /api/v1, so no CORS and no rate limit.
+// public (no API key) and outside /api/v1, so no CORS and no rate limit;
+// metrics are served on their own listener (metrics_listener.h).
 #include "api/handlers/handlers.h"
 #include "api/metrics.h"
 #include "api/services.h"
@@ -74,6 +75,10 @@ Response MetricsHandler::handle(RequestContext& ctx) {
   } catch (const std::exception&) {
     // The database being down shows in /readyz; the process metrics still render.
   }
+  out << "# HELP scribe_auth_key_lookups_total API-key rows read to authenticate requests (refusals decided in "
+         "memory read none).\n"
+      << "# TYPE scribe_auth_key_lookups_total counter\n"
+      << "scribe_auth_key_lookups_total " << ctx.services.authenticator.lookups() << "\n";
   out << "# HELP scribe_db_pool_in_use Database connections leased right now.\n"
       << "# TYPE scribe_db_pool_in_use gauge\n"
       << "scribe_db_pool_in_use " << ctx.services.pool.in_use() << "\n";

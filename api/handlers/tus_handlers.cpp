@@ -15,6 +15,9 @@
 //    it is 404. Creation without data: a POST body is not read.
 //  - One PATCH at a time per upload (409 otherwise); an interrupted PATCH
 //    keeps the bytes that arrived, as the tus resume model expects.
+//  - A PATCH whose body goes past Upload-Length (by its Content-Length, or
+//    by the bytes of a chunked body) is 413 and keeps nothing of its body:
+//    Upload-Offset stays where it was.
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -222,6 +225,15 @@ Response TusPatchHandler::handle(RequestContext& ctx) {
     if (ctx.req.body_file.empty()) throw Error::not_found("upload");
     auto row = locate(ctx);
     std::error_code ec;
+    if (ctx.req.body_state == "too_large") {
+      // All or nothing: a body that goes past Upload-Length is refused whole
+      // (tus 1.0 lets a server reject it), so the offset stays where it was.
+      fs::resize_file(ctx.req.body_file, static_cast<std::uintmax_t>(row.received_bytes), ec);
+      throw Error("invalid_request",
+                  "the body goes past Upload-Length " + std::to_string(row.declared_size) +
+                      "; nothing of it was kept, the offset is still " + std::to_string(row.received_bytes),
+                  {{"field", "Content-Length"}}, 413);
+    }
     auto size = fs::file_size(ctx.req.body_file, ec);
     int64_t offset = ec ? row.received_bytes : std::min<int64_t>(static_cast<int64_t>(size), row.declared_size);
     if (offset == row.declared_size) {
@@ -231,9 +243,6 @@ Response TusPatchHandler::handle(RequestContext& ctx) {
       uploads::set_received(ctx.db(), row.id, offset);
     }
     if (ctx.req.body_state == "failed") throw Error("internal_error", "cannot store the upload now; retry");
-    if (ctx.req.body_state == "too_large")
-      throw Error("invalid_request", "the body goes past Upload-Length " + std::to_string(row.declared_size),
-                  {{"field", "Content-Length"}}, 413);
     Response r = tus_response(204);
     set_offsets(r, row, offset);
     return r;

@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { connect } from 'node:net';
 
 export const BIN = process.env.SCRIBE_BIN || new URL('../../build/scribe', import.meta.url).pathname;
 export const DB = process.env.SCRIBE_TEST_DATABASE_URL;
@@ -17,13 +18,19 @@ const env = (extra = {}) => ({ ...process.env, SCRIBE_DATABASE_URL: DB, SCRIBE_L
 // servers and workers share the store.
 export const OBJECTS = process.env.SCRIBE_OBJECT_STORE_DIR || mkdtempSync(join(tmpdir(), 'scribe-e2e-objects-'));
 
-// Starts a server on a free port. Returns {url, proc, port, stop(signal)}.
+// Starts a server on a free port. Returns {url, metricsUrl, proc, port, stop(signal)}.
 // Pipeline workers run only when asked for (workers: true): the API tests
 // check holds and queued jobs, which a worker would complete under them.
+// The metrics listener also takes a free loopback port (metricsUrl), unless
+// the test sets its own --metrics-addr or SCRIBE_METRICS_ADDR.
 export async function startServer({ args = [], extraEnv = {}, workers = false } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'scribe-e2e-'));
   const portFile = join(dir, 'port');
-  const proc = spawn(BIN, ['serve', '--port', '0', '--port-file', portFile, ...args], {
+  const metricsPortFile = join(dir, 'metrics-port');
+  const metricsArgs = args.includes('--metrics-addr') || 'SCRIBE_METRICS_ADDR' in extraEnv
+    ? ['--metrics-port-file', metricsPortFile]
+    : ['--metrics-addr', '127.0.0.1:0', '--metrics-port-file', metricsPortFile];
+  const proc = spawn(BIN, ['serve', '--port', '0', '--port-file', portFile, ...metricsArgs, ...args], {
     env: env({ SCRIBE_OBJECT_STORE_DIR: OBJECTS, SCRIBE_WORKER_SLOTS: workers ? '1' : '0', ...extraEnv }),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -36,9 +43,11 @@ export async function startServer({ args = [], extraEnv = {}, workers = false } 
   }
   if (!existsSync(portFile)) throw new Error(`scribe serve did not start: ${stderr}`);
   const port = Number(readFileSync(portFile, 'utf8').trim());
+  const metricsPort = existsSync(metricsPortFile) ? Number(readFileSync(metricsPortFile, 'utf8').trim()) : undefined;
   return {
     port,
     url: `http://127.0.0.1:${port}`,
+    metricsUrl: metricsPort === undefined ? undefined : `http://127.0.0.1:${metricsPort}`,
     proc,
     exited,
     stderr: () => stderr,
@@ -122,4 +131,34 @@ export function envelope(assert, res, status, code) {
   assert.equal(e.request_id, res.headers['x-request-id']);
   assert.match(e.doc_url, /^https?:\/\//);
   return e;
+}
+
+// One raw HTTP/1.1 exchange over a plain socket, for what curl will not send
+// (absolute-form targets, oversized heads, bodies cut short): writes
+// `request` (string or Buffer), half-closes our side (shutdown(SHUT_WR)) and
+// reads until the server closes. Returns {status, headers, body, json}, or
+// {status: 0, raw} when no response came.
+export function rawHttp(port, request, { timeoutMs = 10000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    const socket = connect(port, '127.0.0.1', () => socket.end(request));
+    socket.setTimeout(timeoutMs, () => socket.destroy(new Error('no answer in time')));
+    socket.on('data', (d) => chunks.push(d));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const raw = Buffer.concat(chunks).toString('latin1');
+      const end = raw.indexOf('\r\n\r\n');
+      if (end < 0) return resolve({ status: 0, raw });
+      const lines = raw.slice(0, end).split('\r\n');
+      const headers = {};
+      for (const line of lines.slice(1)) {
+        const i = line.indexOf(':');
+        if (i > 0) headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
+      }
+      const body = raw.slice(end + 4);
+      let json;
+      try { json = JSON.parse(body); } catch { json = undefined; }
+      resolve({ status: Number(lines[0].split(' ')[1]), headers, body, json, raw });
+    });
+  });
 }

@@ -2,8 +2,8 @@
 // body limit, keep-alive, the operational endpoints, /pipelines and /me.
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { startServer, newAccount, admin, curl, envelope } from './harness.mjs';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { startServer, newAccount, admin, curl, envelope, BIN, DB } from './harness.mjs';
 
 const GENERATED_ID = /^req_[0-9a-f]{24}$/;
 
@@ -169,7 +169,7 @@ test('keep-alive: two requests over one connection', async () => {
   assert.deepEqual(lines, ['200 1', '200 0']);
 });
 
-test('/healthz, /readyz and /metrics', async () => {
+test('/healthz, /readyz and /metrics (on the metrics listener)', async () => {
   const health = await curl(`${server.url}/healthz`);
   assert.equal(health.status, 200);
   assert.deepEqual(health.json, { status: 'ok' });
@@ -183,7 +183,7 @@ test('/healthz, /readyz and /metrics', async () => {
   assert.ok(Number.isInteger(expected) && expected >= 3, `expected ${expected}`);
   assert.equal(applied, expected);
 
-  const metrics = await curl(`${server.url}/metrics`);
+  const metrics = await curl(`${server.metricsUrl}/metrics`);
   assert.equal(metrics.status, 200);
   assert.match(metrics.headers['content-type'], /^text\/plain/);
   // The two requests above are counted by route and status.
@@ -193,6 +193,33 @@ test('/healthz, /readyz and /metrics', async () => {
   assert.match(metrics.body, /^scribe_events_appended_total \d+$/m);
   assert.match(metrics.body, /^# TYPE scribe_projection_lag_events gauge$/m);
   assert.match(metrics.body, /^scribe_projection_lag_events\{projection="wallet_ledger"\} \d+$/m);
+});
+
+test('/metrics is not served on the API port, only on its own listener, which serves nothing else', async () => {
+  const onApi = await curl(`${server.url}/metrics`);
+  envelope(assert, onApi, 404, 'not_found');
+  const other = await curl(`${server.metricsUrl}/api/v1/me`);
+  envelope(assert, other, 404, 'not_found');
+  const post = await curl(`${server.metricsUrl}/metrics`, { method: 'POST', body: {} });
+  envelope(assert, post, 405, 'invalid_request');
+  assert.equal(post.headers.allow, 'GET, HEAD');
+});
+
+test('the metrics listener defaults to loopback port 9464 and is off with SCRIBE_METRICS_ADDR=off', async () => {
+  assert.match(execFileSync(BIN, ['serve', '--help'], { encoding: 'utf8' }), /default 127\.0\.0\.1:9464/);
+  const off = await startServer({ extraEnv: { SCRIBE_METRICS_ADDR: 'off' } });
+  try {
+    assert.equal(off.metricsUrl, undefined);
+    envelope(assert, await curl(`${off.url}/metrics`), 404, 'not_found');
+  } finally {
+    await off.stop();
+  }
+  // A malformed address stops the server at start instead of serving without metrics.
+  const bad = spawnSync(BIN, ['serve', '--port', '0', '--metrics-addr', 'nowhere'], {
+    env: { ...process.env, SCRIBE_DATABASE_URL: DB }, encoding: 'utf8', timeout: 20000,
+  });
+  assert.notEqual(bad.status, 0);
+  assert.match(bad.stderr, /metrics-addr/);
 });
 
 test('quotes commit through group commit: concurrent quotes all land, /metrics counts the shared transactions', async () => {
@@ -220,7 +247,7 @@ test('quotes commit through group commit: concurrent quotes all land, /metrics c
       assert.equal(got.json.status, 'quoted');
     }
     assert.equal(ids.size, 12);
-    const body = (await curl(`${srv.url}/metrics`)).body;
+    const body = (await curl(`${srv.metricsUrl}/metrics`)).body;
     const units = metric(body, 'scribe_append_group_units_total');
     const txns = metric(body, 'scribe_append_group_transactions_total');
     assert.ok(units >= 12, `units ${units}`);

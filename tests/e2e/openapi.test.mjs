@@ -171,5 +171,27 @@ test('the error envelope lists every code of the spec, each with its doc_url anc
   const noAnchor = SPEC_ERROR_CODES.filter((c) => !doc.info.description.includes(`id="error-${c}"`));
   assert.deepEqual(noAnchor, [], `error codes without an error-<code> anchor in info.description: ${noAnchor.join(', ')}`);
   const res = await curl(`${server.url}/api/v1/me`);
-  assert.match(res.json.error.doc_url, /\/api\/v1\/openapi\.yaml#error-unauthenticated$/);
+  assert.equal(res.json.error.doc_url, `${server.url}/docs/errors#unauthenticated`);
+});
+
+test('every error code has a section on the /docs/errors page that doc_url points into', async () => {
+  const page = await curl(`${server.url}/docs/errors`);
+  assert.equal(page.status, 200, page.body);
+  assert.match(page.headers['content-type'], /^text\/html/);
+  const noSection = SPEC_ERROR_CODES.filter((c) => !page.body.includes(`id="${c}"`));
+  assert.deepEqual(noSection, [], `error codes without a section on /docs/errors: ${noSection.join(', ')}`);
+  // The doc_url of real error responses resolves to that page and a section on it.
+  const answers = [
+    await curl(`${server.url}/api/v1/me`),
+    await curl(`${server.url}/api/v1/me`, { key: 'key_live_0000000000000000000000000000000000000000' }),
+    await curl(`${server.url}/api/v1/no-such-thing`, { key: account.key }),
+    await curl(`${server.url}/api/v1/transcriptions?limit=0`, { key: account.key }),
+  ];
+  for (const res of answers) {
+    const url = new URL(res.json.error.doc_url);
+    assert.equal(url.hash, `#${res.json.error.code}`);
+    const target = await curl(`${url.origin}${url.pathname}`);
+    assert.equal(target.status, 200, `${res.json.error.doc_url}: ${target.body}`);
+    assert.ok(target.body.includes(`id="${res.json.error.code}"`), `${res.json.error.doc_url} has no section`);
+  }
 });

@@ -47,3 +47,46 @@ test('another key is unaffected, also on the same account', async () => {
 test('unauthenticated requests are answered 401, never 429: the limiter counts per key', async () => {
   for (let i = 0; i < LIMIT + 2; i++) envelope(assert, await me(i, undefined), 401, 'unauthenticated');
 });
+
+// Failed authentications are limited per client address, in memory, so a
+// flood of bad keys cannot turn into a flood of database reads.
+test('70 bad keys from one address: 20 are 401, the rest 429 with Retry-After, with 20 key lookups at most', async () => {
+  const srv = await startServer();
+  try {
+    const lookups = async () => Number((await curl(`${srv.metricsUrl}/metrics`)).body
+      .match(/^scribe_auth_key_lookups_total (\d+)$/m)[1]);
+    // A key that works before the flood keeps working during it.
+    const { key } = newAccount();
+    assert.equal((await curl(`${srv.url}/api/v1/me`, { key })).status, 200);
+    // A fresh key that never authenticated on this server before the flood.
+    const { key: fresh } = newAccount();
+    const before = await lookups();
+    const alnum = () => Array.from({ length: 40 }, () => 'abcdefghijklmnopqrstuvwxyz0123456789'[Math.floor(Math.random() * 36)]).join('');
+    const statuses = [];
+    for (let i = 0; i < 70; i++) {
+      const res = await curl(`${srv.url}/api/v1/me`, { key: `key_live_${alnum()}` });
+      statuses.push(res.status);
+      if (res.status === 401) envelope(assert, res, 401, 'invalid_api_key');
+      else {
+        const e = envelope(assert, res, 429, 'rate_limited');
+        const retry = Number(res.headers['retry-after']);
+        assert.ok(Number.isInteger(retry) && retry >= 1 && retry <= 60, `retry-after ${res.headers['retry-after']}`);
+        assert.equal(e.retry_after, retry);
+        assert.match(e.message, /failed authentications/);
+      }
+    }
+    assert.deepEqual(statuses, [...Array(20).fill(401), ...Array(50).fill(429)]);
+    const spent = (await lookups()) - before;
+    assert.ok(spent <= 20, `${spent} key lookups for 70 bad keys`);
+    // A malformed key is refused before any lookup (and before the address check: it costs nothing).
+    envelope(assert, await curl(`${srv.url}/api/v1/me`, { key: 'key_live_short' }), 401, 'invalid_api_key');
+    assert.equal((await lookups()) - before, spent);
+    // The key known before the flood still works from this address; one it has not seen waits.
+    assert.equal((await curl(`${srv.url}/api/v1/me`, { key })).status, 200);
+    envelope(assert, await curl(`${srv.url}/api/v1/me`, { key: fresh }), 429, 'rate_limited');
+    // Requests without credentials are not authentication attempts: still 401.
+    envelope(assert, await curl(`${srv.url}/api/v1/me`), 401, 'unauthenticated');
+  } finally {
+    await srv.stop();
+  }
+});

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, statSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tus from 'tus-js-client';
-import { startServer, newAccount, curl, envelope, DB, OBJECTS } from './harness.mjs';
+import { startServer, newAccount, curl, envelope, rawHttp, DB, OBJECTS } from './harness.mjs';
 import { say, convert, seconds, MEDIA_DIR } from './media.mjs';
 
 const psql = (sql) => execFileSync('psql', [DB, '-At', '-c', sql], { encoding: 'utf8' }).trim();
@@ -117,6 +117,24 @@ test('a presigned PUT refuses wrong type, wrong size, bad signature, expiry and 
   const expiredUrl = `${server.url}/uploads/presigned/${old.upload_id}?expires=${past}&signature=${sig}`;
   assert.ok(signedExpiry > past);
   assert.equal(envelope(assert, await put(expiredUrl, file, { 'Content-Type': 'audio/wav' }), 403, 'forbidden').reason, 'expired');
+});
+
+test('a presigned PUT whose body stops early (the client half-closes) is answered 400 content_length and keeps nothing', async () => {
+  const t = await presign(acct.key, { filename: 'a.wav', content_type: 'audio/wav', file_size: 1000 });
+  const url = new URL(t.upload_url);
+  const res = await rawHttp(server.port, Buffer.concat([
+    Buffer.from(`PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: audio/wav\r\n` +
+      'Content-Length: 1000\r\n\r\n'),
+    Buffer.alloc(400, 7),
+  ]));
+  const e = envelope(assert, res, 400, 'invalid_request');
+  assert.equal(e.field, 'content_length');
+  assert.match(e.message, /400 of 1000 bytes/);
+  assert.equal(psql(`select completed_at is not null from uploads where id = '${t.upload_id}'`), 'f');
+  // Nothing was kept, so the URL still takes the whole file.
+  const full = await put(t.upload_url, bytesFile('full.wav', Buffer.alloc(1000, 7)), { 'Content-Type': 'audio/wav' });
+  assert.equal(full.status, 200, full.body);
+  assert.equal(full.json.file_size, 1000);
 });
 
 test('source upload: the upload must exist, be complete and be the caller\'s', async () => {
@@ -235,6 +253,31 @@ test('tus: ticket, discovery and the protocol\'s refusals', async () => {
   const del = await curl(loc, { method: 'DELETE', headers: TUS });
   assert.equal(del.status, 204, del.body);
   assert.equal((await curl(loc, { method: 'HEAD', headers: TUS, rawArgs: ['-I'] })).status, 404);
+});
+
+test('tus: a PATCH going past Upload-Length is refused whole, also when chunked; the offset stays', async () => {
+  const t = await ticket(acct.key, 100);
+  const created = await tusCreate(t, 100);
+  assert.equal(created.status, 201, created.body);
+  const loc = created.headers.location;
+  const patch = (offset, file, headers = {}) => curl(loc, { method: 'PATCH', headers: { ...TUS,
+    'Content-Type': 'application/offset+octet-stream', 'Upload-Offset': String(offset), ...headers },
+  rawArgs: ['--data-binary', `@${file}`] });
+  const offset = async () => (await curl(loc, { method: 'HEAD', headers: TUS, rawArgs: ['-I'] })).headers['upload-offset'];
+  assert.equal((await patch(0, bytesFile('ten.bin', Buffer.alloc(10, 1)))).status, 204);
+  const big = bytesFile('big.bin', Buffer.alloc(91, 2));
+  // By Content-Length, refused before the body is read; chunked, found while reading it.
+  for (const headers of [{}, { 'Transfer-Encoding': 'chunked' }]) {
+    const e = envelope(assert, await patch(10, big, headers), 413, 'invalid_request');
+    assert.equal(e.field, 'Content-Length');
+    assert.equal(await offset(), '10', JSON.stringify(headers));
+  }
+  // The bytes that fit then complete it, and the file holds exactly them.
+  const rest = await patch(10, bytesFile('ninety.bin', Buffer.alloc(90, 3)));
+  assert.equal(rest.status, 204, rest.body);
+  assert.equal(rest.headers['upload-offset'], '100');
+  const id = loc.split('/').pop().split('+')[0];
+  assert.equal(psql(`select (completed_at is not null)::text || ':' || received_bytes from uploads where id = 'tus/${id}'`), 'true:100');
 });
 
 function tusUpload(data, t, { chunkSize = 64 * 1024, uploadUrl, onChunk } = {}) {

@@ -161,7 +161,7 @@ test('a test delivery arrives signed over HTTPS and the webhook records the succ
   assert.equal(psql(`select status || ':' || attempts from webhook_deliveries where delivery_id = ${res.json.delivery_id}`),
     'delivered:1');
 
-  const metrics = await curl(`${server.url}/metrics`);
+  const metrics = await curl(`${server.metricsUrl}/metrics`);
   assert.match(metrics.body, /^scribe_webhook_deliveries_pending \d+$/m);
   assert.match(metrics.body, /^scribe_webhook_deliveries_due \d+$/m);
   assert.match(metrics.body, /^scribe_projection_lag_events\{projection="webhook_outbox"\} \d+$/m);
