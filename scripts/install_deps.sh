@@ -8,7 +8,7 @@ APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config git curl ca-certificates openssl
   libpqxx-dev libpq-dev nlohmann-json3-dev libboost-dev libboost-system-dev libssl-dev
   libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev uuid-dev libcurl4-openssl-dev
-  ffmpeg yt-dlp flite sox
+  ffmpeg yt-dlp flite sox jq
   libavformat-dev libavcodec-dev libswresample-dev libavutil-dev
   libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us pocketsphinx-testdata
   postgresql-15 postgresql-client-15

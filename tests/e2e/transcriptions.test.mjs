@@ -9,7 +9,8 @@
 // `duration_seconds` given (no probe), allowed by SCRIBE_ALLOW_PRIVATE_URLS.
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -202,12 +203,16 @@ test('create answers 202 with the documented body; the callback secret only in t
   assert.ok(!('upload_id' in plainGot.json) && !('original_filename' in plainGot.json));
 
   // An upload: upload_id (normalized) instead of url; the file name is the title.
-  // A finished 10-byte tus upload (uploads.test.mjs covers the protocol).
-  const ticket = (await post('/uploads/tus', acct.key, { filename: 'talk.mp3', file_size: 10 })).json;
+  // A finished tus upload of one second of audio (uploads.test.mjs covers
+  // the protocol); the server measures it, so it must be real media.
+  const tone = join(mkdtempSync(join(tmpdir(), 'scribe-tone-')), 'tone.wav');
+  execFileSync('sox', ['-n', '-r', '16000', '-c', '1', '-b', '16', tone, 'synth', '1', 'sine', '440']);
+  const toneSize = String(statSync(tone).size);
+  const ticket = (await post('/uploads/tus', acct.key, { filename: 'talk.mp3', file_size: Number(toneSize) })).json;
   const tus = { 'Tus-Resumable': '1.0.0' };
-  const loc = (await curl(ticket.upload_endpoint, { method: 'POST', headers: { ...tus, 'Upload-Length': '10',
+  const loc = (await curl(ticket.upload_endpoint, { method: 'POST', headers: { ...tus, 'Upload-Length': toneSize,
     'Upload-Metadata': `upload_token ${Buffer.from(ticket.upload_token).toString('base64')}` } })).headers.location;
-  const patched = await curl(loc, { method: 'PATCH', body: '0123456789',
+  const patched = await curl(loc, { method: 'PATCH', rawArgs: ['--data-binary', `@${tone}`],
     headers: { ...tus, 'Content-Type': 'application/offset+octet-stream', 'Upload-Offset': '0' } });
   assert.equal(patched.status, 204, patched.body);
   const tusId = `tus/${loc.split('/').pop().split('+')[0]}`;

@@ -151,8 +151,12 @@ test('source upload: the upload must exist, be complete and be the caller\'s', a
   assert.equal(envelope(assert, theirs, 400, 'invalid_request').field, 'upload_id', 'another account');
   const unknown = await api('/quotes', { method: 'POST', key: acct.key, body: { ...body, upload_id: 'upl_nosuchupload' } });
   assert.equal(envelope(assert, unknown, 400, 'invalid_request').field, 'upload_id');
+  // Complete and the caller's, but not media: the server measures an upload
+  // before pricing it, so 500 arbitrary bytes are refused, nothing held.
   const q = await api('/quotes', { method: 'POST', key: acct.key, body });
-  assert.equal(q.status, 200, q.body);
+  assert.match(envelope(assert, q, 400, 'invalid_request').message, /not a playable audio or video file/);
+  assert.equal(envelope(assert, await api('/transcriptions', { method: 'POST', key: acct.key, body }), 400,
+    'invalid_request').field, 'upload_id');
 });
 
 test('a real recording uploaded with a presigned URL is transcribed', async () => {
