@@ -24,6 +24,7 @@
 #include "domain/pipelines.h"
 #include "pipeline/openai_asr_engine.h"
 #include "pipeline/pocketsphinx_engine.h"
+#include "pipeline/speech_profile.h"
 #include "pipeline/webhook_dispatcher.h"
 #include "pipeline/worker.h"
 #include "common/log.h"
@@ -145,8 +146,11 @@ void wire_media(api::Services& services) {
 // pipeline, which the catalogue then lists. Engines load their models lazily.
 pipeline::Worker::Engines configure_engines() {
   pipeline::Worker::Engines engines;
-  engines[pipelines::kDefaultPipeline] =
-      std::make_shared<pipeline::EnginePool>(std::make_shared<pipeline::PocketSphinxFactory>());
+  // A bad SCRIBE_SPEECH_PROFILE stops start-up here with its own message.
+  auto standard = std::make_shared<pipeline::PocketSphinxFactory>();
+  const auto* profile = pipeline::find_speech_profile(standard->options().profile);
+  pipelines::set_standard_profile(profile->name, profile->description);
+  engines[pipelines::kDefaultPipeline] = std::make_shared<pipeline::EnginePool>(standard);
   if (auto external = pipeline::OpenAiAsrOptions::from_env()) {
     pipelines::set_external_languages(external->languages);
     engines[pipelines::kExternalPipeline] =

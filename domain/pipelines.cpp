@@ -9,6 +9,8 @@ namespace {
 
 std::mutex external_mu;
 std::vector<std::string> external_codes;
+std::string standard_profile = "balanced";
+std::string standard_profile_description;
 
 // Labels for the codes an external engine may list; others show the code.
 const std::map<std::string, std::pair<std::string, std::string>>& language_names() {
@@ -30,7 +32,14 @@ void set_external_languages(const std::vector<std::string>& codes) {
   external_codes = codes;
 }
 
+void set_standard_profile(const std::string& name, const std::string& description) {
+  std::lock_guard lock(external_mu);
+  standard_profile = name;
+  standard_profile_description = description;
+}
+
 std::vector<Pipeline> catalogue() {
+  std::lock_guard lock(external_mu);
   // PocketSphinx with the US English model is the only embedded recognizer.
   // Its word error rate on read speech is well above 15%, so the band is the
   // honest one; a measured figure is in bench/ and the closing notes.
@@ -41,8 +50,9 @@ std::vector<Pipeline> catalogue() {
                                           1.0,
                                           {en},
                                           {en},
-                                          {"sentence", "word"}}};
-  std::lock_guard lock(external_mu);
+                                          {"sentence", "word"},
+                                          standard_profile,
+                                          standard_profile_description}};
   if (!external_codes.empty()) {
     // No benchmark of the operator's model exists here, so no band is claimed.
     std::vector<Language> langs;
@@ -52,7 +62,7 @@ std::vector<Pipeline> catalogue() {
                                                    : Language{code, it->second.first, it->second.second, ""});
     }
     list.push_back(Pipeline{kExternalPipeline, "OpenAI-compatible speech server (operator-configured)", 0.0167, 1.0,
-                            langs, langs, {"sentence", "word"}});
+                            langs, langs, {"sentence", "word"}, "", ""});
   }
   return list;
 }
@@ -86,7 +96,10 @@ Json to_json(const Pipeline& p) {
           {"retail_usd_per_hour", p.retail_usd_per_hour},
           {"supported_languages", langs},
           {"word_timestamp_languages", words},
-          {"timestamp_options", p.timestamp_options}};
+          {"timestamp_options", p.timestamp_options},
+          {"speech_profile", p.speech_profile.empty() ? Json(nullptr) : Json(p.speech_profile)},
+          {"speech_profile_description",
+           p.speech_profile_description.empty() ? Json(nullptr) : Json(p.speech_profile_description)}};
 }
 
 }  // namespace scribe::pipelines

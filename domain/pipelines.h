@@ -25,6 +25,10 @@ struct Pipeline {
   std::vector<Language> languages;
   std::vector<Language> word_timestamp_languages;
   std::vector<std::string> timestamp_options;
+  // The recognizer's speed/accuracy profile this pipeline runs with, and
+  // what it trades (null for an operator's external server).
+  std::string speech_profile;
+  std::string speech_profile_description;
 };
 
 inline constexpr const char* kDefaultPipeline = "standard";
@@ -36,6 +40,9 @@ std::vector<Pipeline> catalogue();
 // Lists the external pipeline with these language codes (startup, once the
 // operator's engine is configured); an empty list removes it.
 void set_external_languages(const std::vector<std::string>& codes);
+// The speech profile the standard pipeline runs with (startup, from the
+// recognizer's configuration).
+void set_standard_profile(const std::string& name, const std::string& description);
 // Maps legacy codes to the current pipeline; nullopt for unknown codes.
 std::optional<std::string> resolve_code(const std::string& code);
 Json to_json(const Pipeline& p);

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "pipeline/frequency_warp.h"
+#include "pipeline/speech_profile.h"
 
 namespace scribe::pipeline {
 namespace {
@@ -123,8 +124,20 @@ class PocketSphinxEngine final : public AsrEngine {
 
 }  // namespace
 
-PocketSphinxOptions PocketSphinxOptions::from_env() {
+PocketSphinxOptions PocketSphinxOptions::for_profile(const std::string& name) {
+  const SpeechProfile* p = find_speech_profile(name);
+  if (!p)
+    throw std::invalid_argument("SCRIBE_SPEECH_PROFILE '" + name + "' is not a speech profile; use one of " +
+                                speech_profile_names());
   PocketSphinxOptions o;
+  o.profile = p->name;
+  o.vtln = p->vtln;
+  return o;
+}
+
+PocketSphinxOptions PocketSphinxOptions::from_env() {
+  const char* profile = std::getenv("SCRIBE_SPEECH_PROFILE");
+  PocketSphinxOptions o = for_profile(profile && *profile ? profile : kDefaultSpeechProfile);
   if (const char* v = std::getenv("SCRIBE_POCKETSPHINX_MODEL_DIR"); v && *v) o.model_dir = v;
   if (const char* v = std::getenv("SCRIBE_ASR_THREADS"); v && *v) o.parallelism = std::atoi(v);
   if (const char* v = std::getenv("SCRIBE_POCKETSPHINX_LM"); v && *v) o.language_model = v;
@@ -143,22 +156,14 @@ std::string PocketSphinxOptions::language_model_path() const {
 }
 
 std::vector<std::string> PocketSphinxOptions::decoder_arguments() const {
-  // Word times are only right with silence removal off: the front end would
-  // otherwise drop frames and every later time would shift. -topn: each
-  // frame's senone scores use the 16 best Gaussians of each codebook
-  // instead of 4; on the real-speech tuning set that took 35.4% to 32.0%
-  // WER (8: 33.5%, 32: 32.1%) for about 1.4 times the decoding time.
-  // -maxhmmpf -1: PocketSphinx compares the cap with the utterance's
-  // cumulative HMM count, so after a few frames it prunes by histogram on
-  // every frame, and that histogram's 256 integer-width bins narrow the
-  // configured 1e-48 beam to about 1e-45.5. Without the cap the search keeps
-  // the beam it was given: tuning set 181 -> 169 errors, prompts 1,122 ->
-  // 1,127, real-time factor 0.077 -> 0.082 on the 30-minute file.
+  // The profile's settings (speech_profile.cpp says why each), then the
+  // operator's arguments (SCRIBE_POCKETSPHINX_ARGS), which replace a
+  // profile setting of the same name.
+  const SpeechProfile* p = find_speech_profile(profile);
+  if (!p) throw std::invalid_argument("unknown speech profile " + profile);
   std::vector<std::string> args;
-  for (const auto& [name, value] :
-       std::vector<std::pair<std::string, std::string>>{{"-remove_silence", "no"}, {"-topn", "16"}, {"-maxhmmpf", "-1"}})
+  for (const auto& [name, value] : p->decoder_args)
     if (std::find(extra_args.begin(), extra_args.end(), name) == extra_args.end()) args.insert(args.end(), {name, value});
-  // Operators' arguments (SCRIBE_POCKETSPHINX_ARGS) replace these defaults.
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   return args;
 }

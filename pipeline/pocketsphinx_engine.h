@@ -20,16 +20,23 @@ struct PocketSphinxOptions {
   // Extra decoder arguments as "-name value" pairs (SCRIBE_POCKETSPHINX_ARGS,
   // space separated), for operators and the tuning benchmark.
   std::vector<std::string> extra_args;
-  // Vocal tract length normalization per recording (frequency_warp.h);
-  // SCRIBE_POCKETSPHINX_VTLN=0 turns it off.
+  // The speed/accuracy profile (speech_profile.h; SCRIBE_SPEECH_PROFILE).
+  std::string profile = "balanced";
+  // Vocal tract length normalization per recording (frequency_warp.h): the
+  // profile's choice unless SCRIBE_POCKETSPHINX_VTLN says (0 off, 1 on).
   bool vtln = true;
 
+  // Throws std::invalid_argument naming the setting, the value and what is
+  // allowed when SCRIBE_SPEECH_PROFILE is not a profile's name.
   static PocketSphinxOptions from_env();
+  // The options of a named profile (its VTLN choice included); throws
+  // std::invalid_argument for an unknown name.
+  static PocketSphinxOptions for_profile(const std::string& name);
   // The acoustic model's folder (model_dir/en-us).
   std::string acoustic_model_dir() const;
   // The language model file the decoder loads.
   std::string language_model_path() const;
-  // The decoder's arguments besides the model files: the engine's defaults,
+  // The decoder's arguments besides the model files: the profile's,
   // replaced where extra_args names the same argument, then extra_args. The
   // decoder and the warped front ends (frequency_warp.h) are made from these.
   std::vector<std::string> decoder_arguments() const;

@@ -269,6 +269,8 @@ test('GET /api/v1/pipelines lists only en with a band and fleurs_wer null', asyn
   assert.equal(p.retail_usd_per_min, 0.0167);
   assert.equal(p.retail_usd_per_hour, 1);
   assert.ok(p.timestamp_options.includes('sentence'));
+  assert.equal(p.speech_profile, 'balanced', 'the default profile');
+  assert.equal(typeof p.speech_profile_description, 'string');
   for (const list of [p.supported_languages, p.word_timestamp_languages]) {
     assert.deepEqual(list.map((l) => l.code), ['en']);
     const en = list[0];
@@ -277,6 +279,19 @@ test('GET /api/v1/pipelines lists only en with a band and fleurs_wer null', asyn
     assert.ok(['under_5_percent', '5_to_under_15_percent', '15_percent_or_higher'].includes(en.benchmark_error_rate_band),
       `band ${en.benchmark_error_rate_band}`);
   }
+});
+
+test('SCRIBE_SPEECH_PROFILE picks the profile the catalogue names; a bad one stops scribe serve naming it', async () => {
+  const live = await startServer({ extraEnv: { SCRIBE_SPEECH_PROFILE: 'live' } });
+  try {
+    const { key } = newAccount();
+    const res = await curl(`${live.url}/api/v1/pipelines`, { key });
+    assert.equal(res.json.pipelines[0].speech_profile, 'live');
+  } finally {
+    await live.stop();
+  }
+  await assert.rejects(startServer({ extraEnv: { SCRIBE_SPEECH_PROFILE: 'fastest' } }),
+    /SCRIBE_SPEECH_PROFILE 'fastest' is not a speech profile; use one of accuracy, balanced, live/);
 });
 
 test('GET /api/v1/me: every Account field, plan limits, plan change and top-up', async () => {

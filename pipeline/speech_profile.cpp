@@ -1,0 +1,48 @@
+#include "pipeline/speech_profile.h"
+
+namespace scribe::pipeline {
+
+const std::vector<SpeechProfile>& speech_profiles() {
+  // Every profile keeps -remove_silence no: word times are only right with
+  // silence removal off (the front end would drop frames and every later
+  // time would shift).
+  static const std::vector<SpeechProfile> list = {
+      // The settings chosen for accuracy alone (bench/asr_benchmark.cpp's
+      // header): each frame scores the 16 best Gaussians of each codebook
+      // instead of 4, and -maxhmmpf -1 keeps the search's own beam (the cap
+      // is checked against the utterance's cumulative count, so it prunes by
+      // a coarse histogram on every frame).
+      {"accuracy",
+       "accuracy first: 16 Gaussians per codebook, no HMM cap, per-recording frequency warp",
+       {{"-remove_silence", "no"}, {"-topn", "16"}, {"-maxhmmpf", "-1"}},
+       true},
+      // The default: PocketSphinx's own Gaussian selection and HMM cap, the
+      // flat-lexicon second pass left out, the frequency warp kept.
+      {"balanced",
+       "the default: PocketSphinx's Gaussian selection and search limits, one lexicon-tree pass, per-recording frequency warp",
+       {{"-remove_silence", "no"}, {"-fwdflat", "no"}},
+       true},
+      // Speed first, for live audio: also every second frame's Gaussians
+      // computed (-ds 2) and no frequency warp (its choice decodes a sample
+      // several times before the first word).
+      {"live",
+       "speed first, for live audio: one lexicon-tree pass, Gaussians on every second frame, no frequency warp",
+       {{"-remove_silence", "no"}, {"-fwdflat", "no"}, {"-ds", "2"}},
+       false},
+  };
+  return list;
+}
+
+const SpeechProfile* find_speech_profile(const std::string& name) {
+  for (const auto& p : speech_profiles())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+std::string speech_profile_names() {
+  std::string out;
+  for (const auto& p : speech_profiles()) out += (out.empty() ? "" : ", ") + p.name;
+  return out;
+}
+
+}  // namespace scribe::pipeline
