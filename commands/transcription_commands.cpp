@@ -235,6 +235,19 @@ void remove(pqxx::connection& conn, const Caller& caller, int64_t transcription_
 
 namespace {
 
+// The transcription and its account, read in one snapshot, while `attempt`
+// is its current attempt and still processing; nullopt once it is not
+// (retried, deleted or finished), so a worker that lost its job decides nothing.
+std::optional<std::pair<transcription::State, account::State>> current_attempt(pqxx::connection& conn,
+                                                                               int64_t transcription_id, int attempt) {
+  pqxx::read_transaction txn(conn);
+  auto tr = transcription::fold(es::EventStore::read_stream(txn, transcription::stream_id(transcription_id)));
+  if (!tr.exists || tr.deleted || tr.attempt != attempt || tr.status != transcription::kProcessing)
+    return std::nullopt;
+  auto acc = load_account(txn, tr.account_id);
+  return std::make_pair(std::move(tr), std::move(acc));
+}
+
 // Appends the outcome of attempt `attempt` and settles its hold.
 bool finish_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt, es::NewEvent outcome,
                     std::optional<double> measured_duration, const Meta& meta) {
@@ -244,14 +257,9 @@ bool finish_attempt(pqxx::connection& conn, int64_t transcription_id, int attemp
     // execute_on_account): a settlement decided on a stale account fails its
     // version check and is decided again, so a hold is settled exactly once.
     const std::string sid = transcription::stream_id(transcription_id);
-    transcription::State tr;
-    account::State acc;
-    {
-      pqxx::read_transaction txn(conn);
-      tr = transcription::fold(es::EventStore::read_stream(txn, sid));
-      if (!tr.exists || tr.deleted || tr.attempt != attempt || tr.status != transcription::kProcessing) return false;
-      acc = load_account(txn, tr.account_id);
-    }
+    auto current = current_attempt(conn, transcription_id, attempt);
+    if (!current) return false;
+    auto& [tr, acc] = *current;
     // A completed attempt is charged its measured length; a failed one its
     // hold, or its measured length once the worker measured it (a recording
     // declared longer than it is is never charged for the difference).
@@ -285,15 +293,9 @@ Measurement measure_attempt(pqxx::connection& conn, int64_t transcription_id, in
                             const Meta& meta) {
   for (int tries = 1;; ++tries) {
     const std::string sid = transcription::stream_id(transcription_id);
-    transcription::State tr;
-    account::State acc;
-    {
-      pqxx::read_transaction txn(conn);
-      tr = transcription::fold(es::EventStore::read_stream(txn, sid));
-      if (!tr.exists || tr.deleted || tr.attempt != attempt || tr.status != transcription::kProcessing)
-        return Measurement::Gone;
-      acc = load_account(txn, tr.account_id);
-    }
+    auto current = current_attempt(conn, transcription_id, attempt);
+    if (!current) return Measurement::Gone;
+    auto& [tr, acc] = *current;
     auto decision = measurement::decide(tr, acc, measured_seconds, now());
     if (decision.outcome == measurement::Outcome::AlreadyMeasured) return Measurement::Go;
     stamp(decision.transcription_events, meta);

@@ -4,10 +4,10 @@
 // back over HTTP and audited from the event log with `scribe audit wallet`.
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startServer, newAccount, curl, envelope, BIN, DB } from './harness.mjs';
+import { startServer, newAccount, curl, envelope, finished, auditWallet, DB } from './harness.mjs';
 import { dialogue, convert, seconds, startMediaServer } from './media.mjs';
 
 const psql = (sql) => execFileSync('psql', [DB, '-At', '-c', sql], { encoding: 'utf8' }).trim();
@@ -34,22 +34,6 @@ before(async () => {
 after(async () => { await server?.stop(); await media?.close(); });
 
 const api = (srv, path, opts = {}) => curl(`${srv.url}/api/v1${path}`, opts);
-
-async function finished(srv, key, id, limitSeconds = 180) {
-  const until = Date.now() + limitSeconds * 1000;
-  while (Date.now() < until) {
-    const res = await api(srv, `/transcriptions/${id}/wait?timeout=20`, { key });
-    assert.equal(res.status, 200, res.body);
-    if (!res.json._timed_out) return res.json;
-  }
-  throw new Error(`transcription ${id} did not finish in ${limitSeconds} s`);
-}
-
-function audit(accountId) {
-  const run = spawnSync(BIN, ['audit', 'wallet', '--account', String(accountId)],
-    { env: { ...process.env, SCRIBE_DATABASE_URL: DB }, encoding: 'utf8' });
-  assert.equal(run.status, 0, run.stdout + run.stderr);
-}
 
 const settledMicros = (id) => Number(psql(`select coalesce(sum((data->>'charged_micros')::bigint), 0) from events ` +
   `where type = 'WalletHoldSettled' and data->>'hold_id' like 'transcription-${id}-%'`));
@@ -103,7 +87,7 @@ test('an under-declared upload is quoted, held and charged for its measured leng
   assert.equal(settledMicros(res.json.id), Math.round(t.charge_usd * 1e6));
   const me = await balance(server, acc.key);
   assert.ok(Math.abs(me.wallet_balance_usd - (5 - t.charge_usd)) < 1e-9, JSON.stringify(me));
-  audit(acc.accountId);
+  auditWallet(acc.accountId);
 });
 
 test('a file that is not media is refused at upload create, nothing held', async () => {
@@ -138,7 +122,7 @@ test('an under-declared external_url is measured before recognition and charged 
   const me = await balance(server, acc.key);
   assert.ok(Math.abs(me.wallet_balance_usd - (5 - t.charge_usd)) < 1e-9);
   assert.equal(me.open_holds, 0);
-  audit(acc.accountId);
+  auditWallet(acc.accountId);
 });
 
 test('an over-declared external_url settles at the measured length', async () => {
@@ -152,7 +136,7 @@ test('an over-declared external_url settles at the measured length', async () =>
   const t = (await api(server, `/transcriptions/${res.json.id}`, { key: acc.key })).json;
   assert.equal(t.charge_usd, usd(Math.ceil(t.duration_seconds)));
   assert.ok(t.charge_usd < 0.01);
-  audit(acc.accountId);
+  auditWallet(acc.accountId);
 });
 
 test('when covering the measured length is refused the job fails with that code and nothing is charged', async () => {
@@ -179,7 +163,7 @@ test('when covering the measured length is refused the job fails with that code 
     const after = await balance(server, acc.key);
     assert.equal(after.wallet_balance_usd, before.wallet_balance_usd);
     assert.equal(after.open_holds, 0);
-    audit(acc.accountId);
+    auditWallet(acc.accountId);
   }
 });
 
@@ -222,7 +206,7 @@ test('a worker killed between measuring and settling: one settlement for the mea
   assert.ok(Math.abs(t.duration_seconds - longSeconds) < 0.3, `${t.duration_seconds} vs ${longSeconds}`);
   assert.equal(t.charge_usd, usd(Math.ceil(t.duration_seconds)));
   assert.equal(settledMicros(id), Math.round(t.charge_usd * 1e6));
-  audit(acc.accountId);
+  auditWallet(acc.accountId);
 });
 
 test('pay-as-you-go fair use counts measured seconds, so under-declaring cannot pass the wall', async () => {
@@ -243,7 +227,7 @@ test('pay-as-you-go fair use counts measured seconds, so under-declaring cannot 
   assert.equal(done.status, 'failed');
   assert.equal(done.error.code, 'rate_limited', JSON.stringify(done.error));
   assert.equal(settledMicros(res.json.id), 0);
-  audit(acc.accountId);
+  auditWallet(acc.accountId);
 });
 
 test('eight concurrent retries of one failed transcription: one 202, the rest answered like a later retry', async () => {
@@ -276,7 +260,7 @@ test('eight concurrent retries of one failed transcription: one 202, the rest an
   });
   assert.equal(count(`type = 'WalletHoldPlaced' and data->>'transcription_id' = '${id}'`), 2, 'one hold per attempt');
   assert.equal((await finished(server, acc.key, id)).status, 'failed');
-  audit(acc.accountId);
+  auditWallet(acc.accountId);
 });
 
 test('GET /me shows the available balance and the open holds', async () => {
@@ -305,5 +289,5 @@ test('GET /me shows the available balance and the open holds', async () => {
       await api0.stop();
     }
   });
-  audit(acc.accountId);
+  auditWallet(acc.accountId);
 });

@@ -1,7 +1,7 @@
 // Shared helpers for the end-to-end tests: start the real `scribe serve`
 // against the test database, create accounts and keys with `scribe admin`,
 // and talk HTTP with curl.
-import { spawn, execFileSync, execFile } from 'node:child_process';
+import { spawn, spawnSync, execFileSync, execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -161,4 +161,22 @@ export function rawHttp(port, request, { timeoutMs = 10000 } = {}) {
       resolve({ status: Number(lines[0].split(' ')[1]), headers, body, json, raw });
     });
   });
+}
+
+// Long-polls /wait until transcription `id` completes or fails; returns the
+// wait body. `query` adds parameters (e.g. '&include=segments').
+export async function finished(srv, key, id, { limitSeconds = 240, query = '' } = {}) {
+  const until = Date.now() + limitSeconds * 1000;
+  while (Date.now() < until) {
+    const res = await curl(`${srv.url}/api/v1/transcriptions/${id}/wait?timeout=20${query}`, { key });
+    if (res.status !== 200) throw new Error(`/wait answered ${res.status}: ${res.body}`);
+    if (!res.json._timed_out) return res.json;
+  }
+  throw new Error(`transcription ${id} did not finish in ${limitSeconds} s`);
+}
+
+// `scribe audit wallet` for one account: throws unless the books agree.
+export function auditWallet(accountId) {
+  const run = spawnSync(BIN, ['audit', 'wallet', '--account', String(accountId)], { env: env(), encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`wallet audit of account ${accountId} failed:\n${run.stdout}${run.stderr}`);
 }

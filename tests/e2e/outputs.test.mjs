@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import webvtt from 'webvtt-parser';
 import SrtParser from 'srt-parser-2';
-import { startServer, newAccount, curl, envelope, DB } from './harness.mjs';
+import { startServer, newAccount, curl, envelope, finished, DB } from './harness.mjs';
 import { dialogue, convert, startMediaServer } from './media.mjs';
 
 const psql = (sql) => execFileSync('psql', [DB, '-At', '-c', sql], { encoding: 'utf8' }).trim();
@@ -30,15 +30,6 @@ const PRESETS = {
 let media, server, acc, id, segments, failedId;
 const hacked = [];  // rows whose read model a test changed; restored afterwards
 const api = (path, opts = {}) => curl(`${server.url}/api/v1${path}`, { key: acc.key, ...opts });
-
-async function finished(srv, key, tid) {
-  for (let i = 0; i < 12; i++) {
-    const res = await curl(`${srv.url}/api/v1/transcriptions/${tid}/wait?timeout=20`, { key });
-    assert.equal(res.status, 200, res.body);
-    if (!res.json._timed_out) return res.json;
-  }
-  throw new Error(`transcription ${tid} did not finish`);
-}
 
 before(async () => {
   media = await startMediaServer();

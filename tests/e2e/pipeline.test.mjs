@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { truncateSync, statSync, copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startServer, newAccount, curl, BIN, DB } from './harness.mjs';
+import { startServer, newAccount, curl, finished, auditWallet, BIN, DB } from './harness.mjs';
 import { dialogue, convert, silence, seconds, startMediaServer, MEDIA_DIR } from './media.mjs';
 
 const psql = (sql) => execFileSync('psql', [DB, '-At', '-c', sql], { encoding: 'utf8' }).trim();
@@ -30,16 +30,6 @@ after(async () => { await server?.stop(); await media?.close(); });
 
 const api = (srv, path, opts = {}) => curl(`${srv.url}/api/v1${path}`, opts);
 const create = (srv, key, body) => api(srv, '/transcriptions', { method: 'POST', key, body });
-
-async function finished(srv, key, id, limitSeconds = 180) {
-  const until = Date.now() + limitSeconds * 1000;
-  while (Date.now() < until) {
-    const res = await api(srv, `/transcriptions/${id}/wait?timeout=20`, { key });
-    assert.equal(res.status, 200, res.body);
-    if (!res.json._timed_out) return res.json;
-  }
-  throw new Error(`transcription ${id} did not finish in ${limitSeconds} s`);
-}
 
 function stages(id) {
   return psql(`select data->>'stage' from events where stream_id = 'transcription-${id}' ` +
@@ -125,9 +115,7 @@ test('media the pipeline cannot use fails with a distinct code, never a stuck jo
     assert.ok(done.error.message.length > 0);
   }
   // A failed attempt is charged its hold (the spec: a retry is a new paid attempt).
-  const audit = spawnSync(BIN, ['audit', 'wallet', '--account', String(acc.accountId)],
-    { env: { ...process.env, SCRIBE_DATABASE_URL: DB }, encoding: 'utf8' });
-  assert.equal(audit.status, 0, audit.stdout + audit.stderr);
+  auditWallet(acc.accountId);
 });
 
 test('a worker killed mid-job: another worker completes the job once and the customer is charged once', async () => {
@@ -164,9 +152,7 @@ test('a worker killed mid-job: another worker completes the job once and the cus
     `(select hold_id from transcriptions where id = ${id})`), '1');
   assert.equal(psql(`select count(*) from jobs where transcription_id = ${id}`), '0');
   assert.equal(psql(`select claims from job_leases where transcription_id = ${id}`), '', 'the lease was dropped');
-  const audit = spawnSync(BIN, ['audit', 'wallet', '--account', String(acc.accountId)],
-    { env: { ...process.env, SCRIBE_DATABASE_URL: DB }, encoding: 'utf8' });
-  assert.equal(audit.status, 0, audit.stdout + audit.stderr);
+  auditWallet(acc.accountId);
 });
 
 test('an OpenAI-compatible server is its own pipeline only when one is configured', async () => {

@@ -5,7 +5,7 @@
 // computed from those segments.
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, newAccount, newKey, curl, envelope } from './harness.mjs';
+import { startServer, newAccount, newKey, curl, envelope, finished } from './harness.mjs';
 import { dialogue, convert, startMediaServer } from './media.mjs';
 
 const ENV = { SCRIBE_ALLOW_PRIVATE_URLS: '1', SCRIBE_WORKER_POLL_MS: '100', SCRIBE_RATE_LIMIT_PER_MINUTE: '100000' };
@@ -21,19 +21,6 @@ async function transcribe(key, url) {
   const res = await api('/transcriptions', key, { method: 'POST', body: { source: 'external_url', url } });
   assert.equal(res.status, 202, res.body);
   return res.json.id;
-}
-
-async function finished(key, id) {
-  const until = Date.now() + 240_000;
-  while (Date.now() < until) {
-    const res = await api(`/transcriptions/${id}/wait?timeout=20&include=segments`, key);
-    assert.equal(res.status, 200, res.body);
-    if (!res.json._timed_out) {
-      assert.equal(res.json.status, 'completed', JSON.stringify(res.json.error));
-      return res.json;
-    }
-  }
-  throw new Error(`transcription ${id} did not finish`);
 }
 
 before(async () => {
@@ -53,7 +40,7 @@ before(async () => {
   const jobs = [['meeting', a, meeting], ['river', a, river], ['theirs', b, meeting]];
   for (const [name, acc, path] of jobs) fx[name] = { id: await transcribe(acc.key, media.url(path)), url: media.url(path) };
   for (const [name, acc] of jobs) {
-    const done = await finished(acc.key, fx[name].id);
+    const done = await finishedOk(acc.key, fx[name].id);
     fx[name].title = done.title;
     fx[name].segments = done.segments;
     assert.ok(done.segments.length >= 2, `${name}: ${JSON.stringify(done.segments)}`);
@@ -80,6 +67,12 @@ function distinctiveWord(name, other) {
   const word = words.filter((w) => !otherText.includes(w)).sort((x, y) => y.length - x.length)[0];
   assert.ok(word, `no distinctive word in ${JSON.stringify(fx[name].segments)}`);
   return word;
+}
+
+async function finishedOk(key, id) {
+  const done = await finished(server, key, id, { query: '&include=segments' });
+  assert.equal(done.status, 'completed', JSON.stringify(done.error));
+  return done;
 }
 
 test('a substring of what was said is found, case-insensitively, with the documented hit shape', async () => {

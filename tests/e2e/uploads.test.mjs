@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, statSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tus from 'tus-js-client';
-import { startServer, newAccount, curl, envelope, rawHttp, DB, OBJECTS } from './harness.mjs';
+import { startServer, newAccount, curl, envelope, rawHttp, finished, DB, OBJECTS } from './harness.mjs';
 import { say, convert, seconds, MEDIA_DIR } from './media.mjs';
 
 const psql = (sql) => execFileSync('psql', [DB, '-At', '-c', sql], { encoding: 'utf8' }).trim();
@@ -37,16 +37,6 @@ async function presign(key, body) {
   const res = await api('/uploads', { method: 'POST', key, body });
   assert.equal(res.status, 200, res.body);
   return res.json;
-}
-
-async function finished(key, id, limitSeconds = 180) {
-  const until = Date.now() + limitSeconds * 1000;
-  while (Date.now() < until) {
-    const res = await api(`/transcriptions/${id}/wait?timeout=20`, { key });
-    assert.equal(res.status, 200, res.body);
-    if (!res.json._timed_out) return res.json;
-  }
-  throw new Error(`transcription ${id} did not finish`);
 }
 
 test('POST /uploads validates content_type and file_size and issues a 900 s signed URL', async () => {
@@ -172,7 +162,7 @@ test('a real recording uploaded with a presigned URL is transcribed', async () =
   assert.equal(res.status, 202, res.body);
   const row = (await api(`/transcriptions/${res.json.id}`, { key: acct.key })).json;
   assert.equal(row.title, 'a # injected x y.mp3');
-  const done = await finished(acct.key, res.json.id);
+  const done = await finished(server, acct.key, res.json.id);
   assert.equal(done.status, 'completed', JSON.stringify(done.error));
   assert.equal(done.title, 'a # injected x y.mp3');
   const md = await api(`/transcriptions/${res.json.id}/transcript?format=md`, { key: acct.key });
@@ -331,7 +321,7 @@ test('tus: an upload cut off midway resumes from the server\'s offset and is tra
   const res = await api('/transcriptions', { method: 'POST', key: acct.key, body });
   assert.equal(res.status, 202, res.body);
   assert.equal(res.json.upload_id, `tus/${id.split('+')[0]}`);
-  const finishedRow = await finished(acct.key, res.json.id);
+  const finishedRow = await finished(server, acct.key, res.json.id);
   assert.equal(finishedRow.status, 'completed', JSON.stringify(finishedRow.error));
 });
 

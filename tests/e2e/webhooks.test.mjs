@@ -7,7 +7,7 @@ import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startServer, newAccount, newKey, curl, envelope, BIN, DB } from './harness.mjs';
+import { startServer, newAccount, newKey, curl, envelope, finished, BIN, DB } from './harness.mjs';
 import { dialogue, convert, startMediaServer } from './media.mjs';
 import { selfSignedCertificate, startReceiver, verifySignature } from './webhook_receiver.mjs';
 
@@ -250,14 +250,6 @@ test('a receiver that hangs is given up on after 10 s and tried again; redirects
   await api(server, '/webhooks', { method: 'DELETE', key: other.key });
 });
 
-async function finished(key, id) {
-  for (let i = 0; i < 20; i++) {
-    const res = await api(server, `/transcriptions/${id}/wait?timeout=20`, { key });
-    if (!res.json._timed_out) return res.json;
-  }
-  throw new Error(`transcription ${id} did not finish`);
-}
-
 test('transcription events reach the registered webhook and the per-request callback, both signed', async () => {
   const acc = newAccount({ balance: 5 });
   const reg = await register(server, acc.key, { url: receiver.url('/ok') });
@@ -297,7 +289,7 @@ test('transcription events reach the registered webhook and the per-request call
     body: { source: 'external_url', url: media.url(mp3), callback_url: cbDone } });
   assert.equal(res.status, 202, res.body);
   const doneId = res.json.id;
-  const final = await finished(acc.key, doneId);
+  const final = await finished(server, acc.key, doneId);
   assert.equal(final.status, 'completed', JSON.stringify(final.error));
   const [done] = await plain.waitFor((r) => r.path === `/cb-${acc.keyId}-done`);
   checkDelivery(done, res.json.callback.secret, 'transcription.completed');
