@@ -214,7 +214,18 @@
 //   SCRIBE_POCKETSPHINX_ARGS extra decoder arguments (tuning)
 //   SCRIBE_POCKETSPHINX_LM  another language model file (tuning)
 //   SCRIBE_POCKETSPHINX_VTLN 0 turns vocal tract length normalization off (tuning)
-// Prints a table and one JSON line per part, beginning {"bench":"asr".
+//   SCRIBE_BENCH_REFERENCE  0 skips the same-run reference (below)
+// Prints the machine line first, then a table and one JSON line per part,
+// beginning {"bench":"asr".
+//
+// Speed (issue 23). Every part but memory also prints, ratio first, the
+// pipeline's CPU seconds per audio second (process CPU, all threads, during
+// the part's transcribe() calls / audio seconds) against a same-run reference:
+// Debian's pocketsphinx_continuous with its defaults, one child per file, on
+// the same files (bench/speech_reference.h). The pipeline decodes on every
+// core and the reference on one, so CPU time is the comparison that carries
+// across machines; wall RTF is printed beside it. The memory part prints its
+// child's CPU per audio second without a reference (3 hours of audio).
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -229,6 +240,7 @@
 #include <set>
 
 #include "bench/bench_util.h"
+#include "bench/speech_reference.h"
 #include "common/json.h"
 #include "pipeline/pocketsphinx_engine.h"
 #include "pipeline/transcriber.h"
@@ -299,11 +311,15 @@ void librivox(EnginePool& pool, const std::string& work) {
     if (std::regex_search(l, m, line)) refs[m[2]] = m[1];
   }
   size_t errors = 0, words = 0;
-  double audio = 0, took = 0;
+  double audio = 0, took = 0, cpu = 0;
+  std::vector<std::string> files;
   std::cout << "LibriVox (pocketsphinx-testdata)\n";
   for (const auto& [id, ref] : refs) {
+    files.push_back(std::string(kLibrivox) + "/" + id + ".wav");
     auto t0 = Clock::now();
-    auto r = transcribe_file(pool, std::string(kLibrivox) + "/" + id + ".wav", work);
+    scribe::bench::CpuMeter meter;
+    auto r = transcribe_file(pool, files.back(), work);
+    cpu += meter.seconds();
     took += scribe::bench::seconds_since(t0);
     audio += r.duration_seconds;
     auto rw = normalize(ref), hw = normalize(hypothesis_text(r));
@@ -315,9 +331,12 @@ void librivox(EnginePool& pool, const std::string& work) {
   }
   double wer = words ? 100.0 * errors / words : 0;
   std::cout << "  total WER " << std::setprecision(1) << wer << "% over " << words << " words\n";
-  std::cout << Json{{"bench", "asr"}, {"part", "librivox"}, {"wer_percent", wer}, {"words", words},
-                    {"audio_seconds", audio}, {"rtf", took / std::max(audio, 1e-9)}}.dump()
-            << "\n";
+  const auto speed = scribe::bench::report_speed(std::cout, audio, cpu, took,
+                                                 scribe::bench::run_speech_reference(files, work));
+  Json j{{"bench", "asr"}, {"part", "librivox"}, {"wer_percent", wer}, {"words", words},
+         {"audio_seconds", audio}, {"rtf", took / std::max(audio, 1e-9)}};
+  j.update(speed);
+  std::cout << j.dump() << "\n";
 }
 
 // The tuning set (SCRIBE_BENCH_PARTS=tuning): decoder and voice-activity
@@ -380,15 +399,19 @@ struct TuningClip {
 void report_tuning(EnginePool& pool, const std::string& work, const std::vector<TuningClip>& clips,
                    const std::string& part, const std::string& title) {
   std::map<std::string, std::pair<size_t, size_t>> by;  // group -> (errors, words)
-  double audio = 0, took = 0;
+  double audio = 0, took = 0, cpu = 0;
+  std::vector<std::string> files;
   for (const auto& c : clips) {
+    files.push_back(c.file);
     auto t0 = Clock::now();
+    scribe::bench::CpuMeter meter;
     TranscribeResult r;
     try {
       r = transcribe_file(pool, c.file, work);
     } catch (const JobFailure&) {
       // No speech found (no_speech): the empty result scores every word.
     }
+    cpu += meter.seconds();
     took += scribe::bench::seconds_since(t0);
     audio += r.duration_seconds;
     auto rw = normalize(c.ref), hw = normalize(hypothesis_text(r));
@@ -402,12 +425,16 @@ void report_tuning(EnginePool& pool, const std::string& work, const std::vector<
                 << "\n    hyp: " << hypothesis_text(r) << "\n";
   }
   std::cout << title << " (" << clips.size() << " clips, " << std::fixed << std::setprecision(0) << audio << " s)\n";
-  Json j{{"bench", "asr"}, {"part", part}, {"rtf", took / std::max(audio, 1e-9)}};
+  Json j{{"bench", "asr"}, {"part", part}, {"rtf", took / std::max(audio, 1e-9)}, {"audio_seconds", audio}};
   for (const auto& [g, ew] : by) {
     const double wer = 100.0 * ew.first / std::max<size_t>(1, ew.second);
     std::cout << "  " << g << ": WER " << std::setprecision(1) << wer << "% (" << ew.first << "/" << ew.second << ")\n";
     j[g] = wer;
   }
+  // A clip in which no speech is found has a duration of 0 here; the
+  // reference still decodes it, so its CPU per audio second is, if anything,
+  // overstated by such clips.
+  j.update(scribe::bench::report_speed(std::cout, audio, cpu, took, scribe::bench::run_speech_reference(files, work)));
   std::cout << j.dump() << "\n";
 }
 
@@ -602,7 +629,9 @@ std::vector<Turn> make_dialogue(const std::string& dir, const std::string& out) 
 
 void dialogue(EnginePool& pool, const std::string& work, const std::string& file, const std::vector<Turn>& turns) {
   auto t0 = Clock::now();
+  scribe::bench::CpuMeter meter;
   auto r = transcribe_file(pool, file, work);
+  const double cpu = meter.seconds();
   double took = scribe::bench::seconds_since(t0);
   std::string ref;
   for (const auto& t : turns) ref += t.text + " ";
@@ -644,12 +673,13 @@ void dialogue(EnginePool& pool, const std::string& work, const std::string& file
             << std::setprecision(1) << "  WER " << wer << "%, speakers found " << r.speakers << " (3 speak), "
             << "attribution " << attribution << "% of " << counted << " words (" << unattributed
             << " unattributed), RTF " << std::setprecision(3) << took / r.duration_seconds << "\n";
-  std::cout << Json{{"bench", "asr"},          {"part", "dialogue"},    {"wer_percent", wer},
-                    {"speakers_found", r.speakers}, {"attribution_percent", attribution},
-                    {"words", counted},        {"audio_seconds", r.duration_seconds},
-                    {"rtf", took / r.duration_seconds}}
-                   .dump()
-            << "\n";
+  Json j{{"bench", "asr"},          {"part", "dialogue"},    {"wer_percent", wer},
+         {"speakers_found", r.speakers}, {"attribution_percent", attribution},
+         {"words", counted},        {"audio_seconds", r.duration_seconds},
+         {"rtf", took / r.duration_seconds}};
+  j.update(scribe::bench::report_speed(std::cout, r.duration_seconds, cpu, took,
+                                       scribe::bench::run_speech_reference({file}, work)));
+  std::cout << j.dump() << "\n";
 }
 
 std::string repeat(const std::string& dir, const std::string& file, double minutes, const std::string& name) {
@@ -668,16 +698,20 @@ std::string repeat(const std::string& dir, const std::string& file, double minut
 
 void rtf(EnginePool& pool, const std::string& work, const std::string& file, double minutes) {
   auto t0 = Clock::now();
+  scribe::bench::CpuMeter meter;
   auto r = transcribe_file(pool, file, work);
+  const double cpu = meter.seconds();
   double took = scribe::bench::seconds_since(t0);
   std::cout << std::fixed << "Real-time factor, " << std::setprecision(0) << minutes << "-minute file: " << std::setprecision(3) << took / r.duration_seconds
             << " (" << std::setprecision(1) << took << " s for " << r.duration_seconds << " s, "
             << pool.factory().parallelism() << " decoding threads, " << r.pieces << " pieces, "
             << r.speech_seconds << " s of speech)\n";
-  std::cout << Json{{"bench", "asr"},          {"part", "rtf"},   {"minutes", minutes},
-                    {"rtf", took / r.duration_seconds}, {"seconds", took}, {"threads", pool.factory().parallelism()}}
-                   .dump()
-            << "\n";
+  Json j{{"bench", "asr"},          {"part", "rtf"},   {"minutes", minutes},
+         {"rtf", took / r.duration_seconds}, {"seconds", took}, {"threads", pool.factory().parallelism()},
+         {"audio_seconds", r.duration_seconds}};
+  j.update(scribe::bench::report_speed(std::cout, r.duration_seconds, cpu, took,
+                                       scribe::bench::run_speech_reference({file}, work)));
+  std::cout << j.dump() << "\n";
 }
 
 // The child transcribes one file and exits; the parent reads its peak RSS.
@@ -693,11 +727,12 @@ void memory(const std::string& self, const std::string& file, double hours) {
   wait4(pid, &status, 0, &usage);
   double took = scribe::bench::seconds_since(t0);
   double mib = usage.ru_maxrss / 1024.0;
+  const double cpu_per = scribe::bench::cpu_seconds_of(usage) / (hours * 3600);
   std::cout << std::fixed << "Peak memory, " << std::setprecision(1) << hours << "-hour file: " << std::setprecision(0) << mib << " MiB (exit "
             << WEXITSTATUS(status) << ", " << took << " s, RTF " << std::setprecision(3) << took / (hours * 3600)
-            << ")\n";
+            << ", " << cpu_per << " CPU s per audio s, no reference run)\n";
   std::cout << Json{{"bench", "asr"}, {"part", "memory"}, {"hours", hours}, {"peak_rss_mib", mib},
-                    {"seconds", took}, {"exit", WEXITSTATUS(status)}}
+                    {"seconds", took}, {"exit", WEXITSTATUS(status)}, {"cpu_per_audio_second", cpu_per}}
                    .dump()
             << "\n";
 }
@@ -714,6 +749,7 @@ int main(int argc, char** argv) {
     fs::remove_all(work);
     return r.sentences.empty() ? 1 : 0;
   }
+  scribe::bench::machine_info();
   const std::string parts = scribe::bench::env_or("SCRIBE_BENCH_PARTS", "librivox,dialogue,rtf,memory");
   auto want = [&](const char* p) { return parts.find(p) != std::string::npos; };
   try {

@@ -21,3 +21,17 @@ cluster_cpu() {
   for child in $(pgrep -P "$pm"); do total=$(echo "$total $(cpu_of "$child")" | awk '{printf "%.2f", $1 + $2}'); done
   echo "$total"
 }
+
+# What the run ran on (issue 23), the same two lines as the C++ benchmarks'
+# scribe::bench::machine_info: CPU model, cores, load average now, kernel;
+# one human line and one JSON line {"bench":"machine",...}.
+machine_line() {
+  local model cores l1 l5 l15 kernel
+  model=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+  cores=$(getconf _NPROCESSORS_ONLN)
+  read -r l1 l5 l15 _ </proc/loadavg
+  kernel="$(uname -s) $(uname -r)"
+  echo "machine: ${model:-unknown}, $cores cores, load average $l1 $l5 $l15, $kernel"
+  printf '{"bench":"machine","cpu_model":"%s","cores":%s,"load_average":[%s,%s,%s],"kernel":"%s"}\n' \
+    "${model//\"/}" "$cores" "$l1" "$l5" "$l15" "$kernel"
+}

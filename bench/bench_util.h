@@ -1,17 +1,26 @@
 // Small helpers shared by the benchmarks in bench/ (header only: every
 // bench/*_benchmark.cpp is its own executable).
 #pragma once
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/db.h"
+#include "common/json.h"
 #include "eventstore/migrator.h"
 
 namespace scribe::bench {
@@ -85,6 +94,97 @@ inline std::string fresh_database(const std::string& base_url, const std::string
   auto conn = db::open_connection(url, false);
   migrator::migrate(*conn);
   return url;
+}
+
+// What the run ran on, so that a figure can be reproduced on a machine of
+// the same kind (issue 23): CPU model, cores, load average at the start and
+// kernel. Prints one human line and one JSON line {"bench":"machine",...} and
+// returns the same fields. Every benchmark's output starts with it; bench/
+// bench_lib.sh's machine_line prints the same two lines for the scripts.
+inline Json machine_info(std::ostream& out = std::cout) {
+  std::string model = "unknown";
+  {
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    for (std::string l; std::getline(cpuinfo, l);)
+      if (l.rfind("model name", 0) == 0 && l.find(':') != std::string::npos) {
+        model = l.substr(l.find(':') + 1);
+        model.erase(0, model.find_first_not_of(" \t"));
+        break;
+      }
+  }
+  double load[3] = {0, 0, 0};
+  {
+    std::ifstream loadavg("/proc/loadavg");
+    loadavg >> load[0] >> load[1] >> load[2];
+  }
+  utsname u{};
+  ::uname(&u);
+  const std::string kernel = std::string(u.sysname) + " " + u.release;
+  const unsigned cores = std::thread::hardware_concurrency();
+  std::ostringstream loads;
+  loads << load[0] << " " << load[1] << " " << load[2];
+  out << "machine: " << model << ", " << cores << " cores, load average " << loads.str() << ", " << kernel << "\n";
+  Json j{{"bench", "machine"}, {"cpu_model", model}, {"cores", cores},
+         {"load_average", {load[0], load[1], load[2]}}, {"kernel", kernel}};
+  out << j.dump() << "\n" << std::flush;
+  return j;
+}
+
+inline double seconds_of(const timeval& tv) { return double(tv.tv_sec) + double(tv.tv_usec) / 1e6; }
+inline double cpu_seconds_of(const rusage& r) { return seconds_of(r.ru_utime) + seconds_of(r.ru_stime); }
+
+// CPU seconds (user + system) of this process so far, all threads.
+inline double process_cpu_seconds() {
+  rusage r{};
+  ::getrusage(RUSAGE_SELF, &r);
+  return cpu_seconds_of(r);
+}
+
+// CPU seconds of this process's waited-for children so far (what a part
+// spends in helpers it spawns, such as ffprobe, counts as its own).
+inline double children_cpu_seconds() {
+  rusage r{};
+  ::getrusage(RUSAGE_CHILDREN, &r);
+  return cpu_seconds_of(r);
+}
+
+// A child process's cost, from wait4's rusage.
+struct ChildRun {
+  int status = -1;  // exit code, or -1 when it did not exit normally
+  double cpu_seconds = 0, wall_seconds = 0;
+  double max_rss_mib = 0;
+};
+
+// Runs argv[0] (looked up in PATH) with stdin from /dev/null, stdout to
+// `stdout_path` and stderr to `stderr_path`, and waits for it.
+inline ChildRun run_child(const std::vector<std::string>& argv, const std::string& stdout_path = "/dev/null",
+                          const std::string& stderr_path = "/dev/null") {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const auto t0 = Clock::now();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    const int in = ::open("/dev/null", O_RDONLY);
+    const int o = ::open(stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int e = ::open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in < 0 || o < 0 || e < 0) ::_exit(126);
+    ::dup2(in, 0);
+    ::dup2(o, 1);
+    ::dup2(e, 2);
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  rusage usage{};
+  ::wait4(pid, &status, 0, &usage);
+  ChildRun r;
+  r.wall_seconds = seconds_since(t0);
+  r.cpu_seconds = cpu_seconds_of(usage);
+  r.max_rss_mib = double(usage.ru_maxrss) / 1024.0;
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
 }
 
 }  // namespace scribe::bench

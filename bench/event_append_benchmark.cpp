@@ -170,6 +170,7 @@ Row run_config(const Config& cfg) {
 }  // namespace
 
 int main() {
+  scribe::bench::machine_info();
   try {
     const std::string url = scribe::bench::require_env("SCRIBE_BENCH_DATABASE_URL");
     const double measure_s = scribe::bench::env_double("SCRIBE_BENCH_SECONDS", 5);

@@ -264,6 +264,7 @@ std::pair<long, long> peak_in_fresh_process(std::size_t index, const std::string
 int main(int argc, char** argv) {
   try {
     if (argc == 4 && std::string(argv[1]) == "--peak") return peak_child(std::stoul(argv[2]), argv[3]);
+    scribe::bench::machine_info();  // not in the --peak child: its output is read by the parent
     const int runs = static_cast<int>(scribe::bench::env_double("SCRIBE_BENCH_EXPORTS_RUNS", 7));
     const auto n = static_cast<std::size_t>(scribe::bench::env_double("SCRIBE_BENCH_EXPORTS_WORDS", 100000));
     const api::TranscriptRows s = synthesize(n);

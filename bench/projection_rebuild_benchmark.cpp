@@ -449,6 +449,7 @@ void prepare_diagnostics(pqxx::connection& conn) {
 }  // namespace
 
 int main() {
+  scribe::bench::machine_info();
   try {
     const std::string base_url = scribe::bench::require_env("SCRIBE_BENCH_DATABASE_URL");
     const std::string dbname = scribe::bench::env_or("SCRIBE_BENCH_REBUILD_DB", "scribe_bench_rebuild");

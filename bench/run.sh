@@ -6,12 +6,15 @@
 #   2. event_append_benchmark (grouped and own-transaction appends, 1/8/32 writers x 1/100
 #      events per append);
 #   3. projection_rebuild_benchmark (1,000,000 events);
-#   4. bench/http_me.sh (GET /api/v1/me under wrk).
+#   4. bench/http_me.sh (GET /api/v1/me under wrk);
+#   5. only when asked (SCRIBE_BENCH_ONLY=ttr): bench/time_to_result.sh, create-to-completed
+#      of a 60 s upload through `scribe serve` (its own cluster on TTR_PG_PORT, 55497).
+# It starts with the machine line (CPU model, cores, load average, kernel; bench_lib.sh).
 #
 #   SCRIBE_BENCH_BUILD_DIR   build directory with the benchmarks and scribe   default build
 #                            (cmake -S . -B build -G Ninja -DSCRIBE_BENCH=ON && ninja -C build)
 #   SCRIBE_BENCH_PG_PORT     port of the private cluster                       default 55471
-#   SCRIBE_BENCH_ONLY        subset to run, e.g. "append rebuild"   default "append rebuild http"
+#   SCRIBE_BENCH_ONLY        subset to run, e.g. "append rebuild", or "ttr"   default "append rebuild http"
 #   SCRIBE_BENCH_DIAG        1: also the diagnostic runs (pgbench with a NOTIFY trigger, pgbench
 #                            inserting one row straight into `events`, pgbench calling
 #                            scribe_append_stream, with and without BEGIN/COMMIT around it, and
@@ -22,6 +25,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+# shellcheck source=bench/bench_lib.sh
+. bench/bench_lib.sh
+machine_line
 build=${SCRIBE_BENCH_BUILD_DIR:-build}
 port=${SCRIBE_BENCH_PG_PORT:-55471}
 only=${SCRIBE_BENCH_ONLY:-"append rebuild http"}
@@ -150,4 +156,9 @@ if has http; then
   section "http_me.sh"
   SCRIBE_BIN=$build/scribe SCRIBE_BENCH_DATABASE_URL=$url SCRIBE_BENCH_PGDATA=$tmp/pg \
     SCRIBE_BENCH_HTTP_DIAG=${SCRIBE_BENCH_HTTP_DIAG:-$diag} bench/http_me.sh
+fi
+
+if has ttr; then
+  section "time_to_result.sh"
+  SCRIBE_BIN=$build/scribe bench/time_to_result.sh
 fi

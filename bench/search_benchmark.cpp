@@ -166,6 +166,7 @@ struct Case {
 }  // namespace
 
 int main() {
+  scribe::bench::machine_info();
   try {
     const std::string base_url = scribe::bench::require_env("SCRIBE_BENCH_DATABASE_URL");
     const std::string dbname = scribe::bench::env_or("SCRIBE_BENCH_SEARCH_DB", "scribe_bench_search");

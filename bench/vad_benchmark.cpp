@@ -45,6 +45,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "pipeline/audio_decoder.h"
 #include "pipeline/vad.h"
 
@@ -177,6 +178,7 @@ Pcm build_speech_sequence() {
 }  // namespace
 
 int main() {
+  scribe::bench::machine_info();
   g_dir = fs::temp_directory_path() / ("scribe_vad_bench_" + std::to_string(::getpid()));
   fs::create_directories(g_dir);
   std::map<std::string, Score> scores;

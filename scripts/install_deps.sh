@@ -11,6 +11,7 @@ APT_PACKAGES=(
   ffmpeg yt-dlp flite sox jq
   libavformat-dev libavcodec-dev libswresample-dev libavutil-dev
   libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us pocketsphinx-testdata
+  pocketsphinx  # pocketsphinx_continuous: the same-run speech reference of the benchmarks
   postgresql-15 postgresql-client-15
   wrk
 )
