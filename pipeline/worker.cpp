@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "common/object_store.h"
 #include "domain/plans.h"
+#include "eventstore/wakeup.h"
 #include "pipeline/transcript_artifact.h"
 
 namespace scribe::pipeline {
@@ -98,6 +99,7 @@ Worker::~Worker() { stop(); }
 void Worker::start() {
   std::filesystem::create_directories(options_.work_dir);
   for (int i = 0; i < options_.slots; ++i) threads_.emplace_back([this, i] { loop(i); });
+  if (options_.slots > 0) threads_.emplace_back([this] { listen(); });
   log::info("pipeline workers started", {{"owner", owner_}, {"slots", options_.slots}});
 }
 
@@ -112,11 +114,40 @@ void Worker::stop() {
   threads_.clear();
 }
 
+// A new job is an appended event: one connection LISTENs for the event
+// store's NOTIFY and wakes idle slots at once, so a job waits for a worker
+// about a database round trip, not half the poll interval (the time-to-result
+// benchmark measured 0.87 s of pickup at the 1 s poll). The poll stays as
+// the fallback for a missed notification.
+void Worker::listen() {
+  while (!stopping_) {
+    try {
+      auto conn = db::open_connection(url_, false);
+      es::EventsWakeup wakeup(*conn);
+      while (!stopping_)
+        if (conn->await_notification(0, 200000) > 0) {
+          std::lock_guard lock(mu_);
+          ++wakeups_;
+          cv_.notify_all();
+        }
+    } catch (const std::exception& e) {
+      log::warn("worker wakeup listener failed; retrying", {{"error", e.what()}});
+      std::unique_lock lock(mu_);
+      cv_.wait_for(lock, std::chrono::seconds(1), [&] { return stopping_.load(); });
+    }
+  }
+}
+
 void Worker::loop(int slot) {
   std::unique_ptr<pqxx::connection> conn;
   const std::string slot_owner = owner_ + ":" + std::to_string(slot);
   while (!stopping_) {
     std::optional<ClaimedJob> job;
+    uint64_t seen;
+    {
+      std::lock_guard lock(mu_);
+      seen = wakeups_;
+    }
     try {
       if (!conn || !conn->is_open()) conn = db::open_connection(url_);
       job = claim_job(*conn, slot_owner, options_.lease);
@@ -126,7 +157,7 @@ void Worker::loop(int slot) {
     }
     if (!job) {
       std::unique_lock lock(mu_);
-      cv_.wait_for(lock, options_.poll, [&] { return stopping_.load(); });
+      cv_.wait_for(lock, options_.poll, [&] { return stopping_.load() || wakeups_ != seen; });
       continue;
     }
     try {

@@ -42,6 +42,7 @@ class Worker {
 
  private:
   void loop(int slot);
+  void listen();
   void process(pqxx::connection& conn, const ClaimedJob& job, const std::string& slot_owner);
 
   std::string url_;
@@ -52,6 +53,7 @@ class Worker {
   std::atomic<bool> stopping_{false};
   std::mutex mu_;
   std::condition_variable cv_;
+  uint64_t wakeups_ = 0;  // NOTIFYs of new events seen (under mu_)
   std::vector<std::thread> threads_;
 };
 
