@@ -206,6 +206,18 @@
 // above (weight 0.1) was also run on LibriVox once, as a go/no-go for that
 // direction: 26.8% ("prudently" right, "unless" -> "hello study").
 //
+// 2026-11-25, issue 23: speed. The profiles of pipeline/speech_profile.cpp
+// were chosen on a CPU/error curve: CPU seconds of `scribe transcribe` (one
+// decoding thread) on 121 s of flite prose against pocketsphinx_continuous
+// with its defaults on the same file in the same hour (17.93 CPU s), and the
+// tuning part's errors (604 words). accuracy (the settings above) 26.6 CPU s
+// / 85 errors; balanced, adding -ds 2 -fwdflat no, 20.1 / 88 (the flite
+// prose the same 84, the real cards 1 -> 4); the reference's own decoder
+// settings inside the pipeline 18.0 / 92; live (-topn 4 -ds 2 -fwdflat no,
+// no VTLN) 13.8 / 129. The whole curve (19 settings) is in bench/README.md,
+// "Speech profiles". The prompts part was then run for accuracy and
+// balanced (every second prompt); LibriVox was run once after the choice.
+//
 //   SCRIBE_BENCH_PARTS      which parts to run                default librivox,dialogue,rtf,memory
 //   SCRIBE_BENCH_PROMPT_STEP  every k-th Asterisk prompt only (prompts part)  default 1
 //   SCRIBE_BENCH_RTF_MIN    length of the real-time-factor file (minutes)    default 30
