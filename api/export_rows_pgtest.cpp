@@ -11,7 +11,7 @@
 #include "commands/transcription_commands.h"
 #include "common/crypto.h"
 #include "common/object_store.h"
-#include "pipeline/transcript_artifact.h"
+#include "domain/transcript_artifact.h"
 #include "projections/projection.h"
 #include "projections/runner.h"
 #include "tests/pg_fixture.h"
@@ -23,7 +23,7 @@ using commands::Caller;
 
 class ExportRowsTest : public testing::PgTest {
  protected:
-  static int64_t completed_transcription(pqxx::connection& conn, const std::vector<pipeline::ArtifactSegment>& segs) {
+  static int64_t completed_transcription(pqxx::connection& conn, const std::vector<transcript::ArtifactSegment>& segs) {
     const int64_t account = commands::open_account(conn, unique("exports") + "@example.com", plans::Tier::Free,
                                                    {"test", ""});
     commands::deposit(conn, account, 10'000'000, "test", {"test", ""});
@@ -33,7 +33,7 @@ class ExportRowsTest : public testing::PgTest {
     r.duration_seconds = 60;
     const int64_t id = commands::create(conn, Caller{account, std::nullopt, std::nullopt, {"test", ""}}, r)
                            .transcription_id;
-    pipeline::TranscriptArtifact a;
+    transcript::TranscriptArtifact a;
     a.duration_seconds = 60;
     a.language = "en";
     a.engine = "test";
@@ -43,9 +43,9 @@ class ExportRowsTest : public testing::PgTest {
       for (auto& s : a.segments) s.id = txn.exec("select nextval('segment_ids')")[0][0].as<int64_t>();
       txn.commit();
     }
-    const std::string bytes = pipeline::to_json(a).dump();
+    const std::string bytes = transcript::to_json(a).dump();
     const std::string digest = crypto::sha256_hex(bytes);
-    const std::string key = pipeline::artifact_key(id, 1, digest);
+    const std::string key = transcript::artifact_key(id, 1, digest);
     object_store().put(key, bytes);
     commands::Completion done;
     done.duration_seconds = 60;
@@ -77,7 +77,7 @@ class ExportRowsTest : public testing::PgTest {
   }
 };
 
-pipeline::ArtifactWord word(std::string text, double start, std::optional<std::string> punctuation = std::nullopt) {
+transcript::ArtifactWord word(std::string text, double start, std::optional<std::string> punctuation = std::nullopt) {
   return {std::move(text), start, start + 0.25, 0.9, std::move(punctuation)};
 }
 
@@ -95,7 +95,7 @@ void expect_same_words(const std::vector<transcript::Word>& got, const std::vect
 
 TEST_F(ExportRowsTest, PackedWordsEqualTheWordRows) {
   auto conn = connect();
-  std::vector<pipeline::ArtifactSegment> segs(4);
+  std::vector<transcript::ArtifactSegment> segs(4);
   segs[0].start = 0.5;
   segs[0].end = 3;
   segs[0].speaker = "SPEAKER_00";
@@ -163,7 +163,7 @@ TEST_F(ExportRowsTest, PackedWordsEqualTheWordRows) {
 
 TEST_F(ExportRowsTest, TranscriptWithoutWordTimingsHasNoWords) {
   auto conn = connect();
-  std::vector<pipeline::ArtifactSegment> segs(2);
+  std::vector<transcript::ArtifactSegment> segs(2);
   segs[0].text = "One.";
   segs[1].start = 2;
   segs[1].end = 3;

@@ -11,7 +11,7 @@
 #include "common/object_store.h"
 #include "domain/events.h"
 #include "domain/limits.h"
-#include "pipeline/transcript_artifact.h"
+#include "domain/transcript_artifact.h"
 #include "projections/projection.h"
 #include "tests/pg_fixture.h"
 
@@ -50,7 +50,7 @@ class SearchTest : public testing::PgTest {
   // worker does; returns the segment ids in order.
   static std::vector<int64_t> complete(pqxx::connection& conn, int64_t id, const std::vector<Seg>& segs,
                                        int attempt = 1) {
-    pipeline::TranscriptArtifact a;
+    transcript::TranscriptArtifact a;
     a.duration_seconds = 60;
     a.language = "en";
     a.engine = "test";
@@ -58,7 +58,7 @@ class SearchTest : public testing::PgTest {
     {
       pqxx::work txn(conn);
       for (const auto& s : segs) {
-        pipeline::ArtifactSegment seg;
+        transcript::ArtifactSegment seg;
         seg.id = txn.exec("select nextval('segment_ids')")[0][0].as<int64_t>();
         seg.start = static_cast<double>(s.start_ms) / 1000.0;
         seg.end = seg.start + 1.5;
@@ -69,9 +69,9 @@ class SearchTest : public testing::PgTest {
       }
       txn.commit();
     }
-    const std::string bytes = pipeline::to_json(a).dump();
+    const std::string bytes = transcript::to_json(a).dump();
     const std::string digest = crypto::sha256_hex(bytes);
-    const std::string key = pipeline::artifact_key(id, attempt, digest);
+    const std::string key = transcript::artifact_key(id, attempt, digest);
     object_store().put(key, bytes);
     commands::Completion done;
     done.duration_seconds = 60;

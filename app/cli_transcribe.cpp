@@ -7,7 +7,7 @@
 #include "app/cli.h"
 #include "pipeline/pocketsphinx_engine.h"
 #include "pipeline/transcriber.h"
-#include "pipeline/transcript_artifact.h"
+#include "domain/transcript_artifact.h"
 
 namespace scribe::cli {
 
@@ -30,23 +30,23 @@ int transcribe(int argc, char** argv) {
   if (args.flag("text")) {
     for (const auto& s : r.sentences)
       std::cout << "[" << s.start << "-" << s.end << "] "
-                << (s.speaker ? pipeline::speaker_label(*s.speaker) : std::string("Unknown")) << ": " << s.text << "\n";
+                << (s.speaker ? transcript::speaker_label(*s.speaker) : std::string("Unknown")) << ": " << s.text << "\n";
     std::cerr << r.duration_seconds << " s, " << r.pieces << " pieces, " << r.speech_seconds << " s of speech, "
               << r.speakers << " speakers, frequency warp " << r.voice.frequency_warp << "\n";
     return 0;
   }
-  pipeline::TranscriptArtifact a;
+  transcript::TranscriptArtifact a;
   a.duration_seconds = r.duration_seconds;
   a.language = r.language;
   a.engine = "standard";
   a.speakers = r.speakers;
   for (const auto& s : r.sentences) {
-    pipeline::ArtifactSegment seg{0, s.start, s.end, std::nullopt, s.text, {}};
-    if (s.speaker) seg.speaker = pipeline::speaker_label(*s.speaker);
+    transcript::ArtifactSegment seg{0, s.start, s.end, std::nullopt, s.text, {}};
+    if (s.speaker) seg.speaker = transcript::speaker_label(*s.speaker);
     for (const auto& w : s.words) seg.words.push_back({w.text, w.start, w.end, w.confidence, w.punctuation});
     a.segments.push_back(std::move(seg));
   }
-  std::cout << pipeline::to_json(a).dump(2) << "\n";
+  std::cout << transcript::to_json(a).dump(2) << "\n";
   return 0;
 }
 

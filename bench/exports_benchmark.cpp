@@ -44,7 +44,7 @@
 #include "domain/subtitles.h"
 #include "domain/transcript_text.h"
 #include "eventstore/migrator.h"
-#include "pipeline/transcript_artifact.h"
+#include "domain/transcript_artifact.h"
 #include "projections/segments_projection.h"
 
 namespace {
@@ -97,15 +97,15 @@ api::TranscriptRows synthesize(std::size_t n_words) {
 
 // The same transcript as the artifact a worker stores (times in seconds;
 // the projection rounds them back to the same milliseconds).
-scribe::pipeline::TranscriptArtifact to_artifact(const api::TranscriptRows& s) {
-  scribe::pipeline::TranscriptArtifact a;
+scribe::transcript::TranscriptArtifact to_artifact(const api::TranscriptRows& s) {
+  scribe::transcript::TranscriptArtifact a;
   a.language = "en";
   a.engine = "synthetic";
   a.speakers = 3;
   a.duration_seconds = static_cast<double>(s.segments.back().end_ms) / 1000.0;
   std::size_t w = 0;
   for (const auto& seg : s.segments) {
-    scribe::pipeline::ArtifactSegment as;
+    scribe::transcript::ArtifactSegment as;
     as.id = seg.id;
     as.start = static_cast<double>(seg.start_ms) / 1000.0;
     as.end = static_cast<double>(seg.end_ms) / 1000.0;

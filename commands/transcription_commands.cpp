@@ -11,7 +11,7 @@
 #include "domain/pricing.h"
 #include "domain/wallet.h"
 #include "eventstore/event_store.h"
-#include "pipeline/transcript_artifact.h"
+#include "domain/transcript_artifact.h"
 
 namespace scribe::commands {
 namespace {
@@ -220,7 +220,7 @@ void remove(pqxx::connection& conn, const Caller& caller, int64_t transcription_
       // Stored objects go after the commit: a crash in between leaves files
       // nothing refers to, never a transcript that refers to nothing. The
       // uploaded media goes too, unless another transcription still uses it.
-      object_store().remove_prefix(pipeline::transcription_prefix(transcription_id));
+      object_store().remove_prefix(transcript::transcription_prefix(transcription_id));
       if (upload_id) {
         pqxx::read_transaction check(conn);
         if (check.exec_prepared1(kUploadUsers.name, *upload_id)[0].as<int64_t>() == 0)

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "common/url_policy.h"
-#include "domain/limits.h"
 
 // The project's one outbound HTTP client (libcurl): media downloads and webhook
 // deliveries. Every URL, every redirect hop and every connected address goes
@@ -37,7 +36,9 @@ class HttpError : public std::runtime_error {
 };
 
 struct DownloadLimits {
-  int64_t max_bytes = limits::kMaxUploadBytes;
+  // The largest body accepted. common/ knows no product limit: the media
+  // fetcher sets the spec's upload cap (pipeline/media_probe.h).
+  int64_t max_bytes = INT64_MAX;
   std::chrono::seconds total_timeout{600};    // all hops together
   std::chrono::seconds connect_timeout{20};
   long low_speed_bytes_per_second = 1024;     // abort when slower than this …

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "common/http_client.h"
+#include "domain/limits.h"
 #include "common/url_policy.h"
 
 // Media intake for link sources (and probing of uploaded files): what POST
@@ -32,7 +33,8 @@ struct ProbeResult {
 struct MediaProbeOptions {
   std::string ytdlp = "yt-dlp";    // SCRIBE_YTDLP: binary name (looked up on PATH) or path
   std::string ffprobe = "ffprobe"; // SCRIBE_FFPROBE
-  DownloadLimits download;         // SCRIBE_MEDIA_DOWNLOAD_TIMEOUT_SECONDS sets total_timeout (default 600)
+  // The spec's 1 GB cap; SCRIBE_MEDIA_DOWNLOAD_TIMEOUT_SECONDS sets total_timeout (default 600).
+  DownloadLimits download{limits::kMaxUploadBytes};
   std::chrono::seconds ytdlp_timeout{60};    // SCRIBE_YTDLP_TIMEOUT_SECONDS
   std::chrono::seconds ffprobe_timeout{60};  // SCRIBE_FFPROBE_TIMEOUT_SECONDS
 

@@ -14,7 +14,7 @@
 #include "common/object_store.h"
 #include "domain/plans.h"
 #include "eventstore/wakeup.h"
-#include "pipeline/transcript_artifact.h"
+#include "domain/transcript_artifact.h"
 
 namespace scribe::pipeline {
 namespace {
@@ -47,8 +47,8 @@ JobFailure fetch_failure(const std::string& source, const Error& e) {
   return JobFailure("source_unavailable", "the source could not be fetched: " + e.message());
 }
 
-TranscriptArtifact make_artifact(pqxx::connection& conn, const TranscribeResult& r, const std::string& engine) {
-  TranscriptArtifact a;
+transcript::TranscriptArtifact make_artifact(pqxx::connection& conn, const TranscribeResult& r, const std::string& engine) {
+  transcript::TranscriptArtifact a;
   a.duration_seconds = r.duration_seconds;
   a.language = r.language;
   a.engine = engine;
@@ -62,11 +62,11 @@ TranscriptArtifact make_artifact(pqxx::connection& conn, const TranscribeResult&
   }
   for (size_t i = 0; i < r.sentences.size(); ++i) {
     const auto& s = r.sentences[i];
-    ArtifactSegment seg;
+    transcript::ArtifactSegment seg;
     seg.id = ids.at(i);
     seg.start = s.start;
     seg.end = s.end;
-    if (s.speaker) seg.speaker = speaker_label(*s.speaker);
+    if (s.speaker) seg.speaker = transcript::speaker_label(*s.speaker);
     seg.text = s.text;
     for (const auto& w : s.words) seg.words.push_back({w.text, w.start, w.end, w.confidence, w.punctuation});
     a.segments.push_back(std::move(seg));
@@ -284,9 +284,9 @@ void Worker::process(pqxx::connection& conn, const ClaimedJob& job, const std::s
     downloaded.clear();
 
     auto artifact = make_artifact(conn, result, spec.pipeline_code);
-    const std::string bytes = to_json(artifact).dump();
+    const std::string bytes = transcript::to_json(artifact).dump();
     const std::string digest = crypto::sha256_hex(bytes);
-    const std::string key = artifact_key(job.transcription_id, job.attempt, digest);
+    const std::string key = transcript::artifact_key(job.transcription_id, job.attempt, digest);
     object_store().put(key, bytes);
     size_t words = 0;
     for (const auto& s : artifact.segments) words += s.words.size();

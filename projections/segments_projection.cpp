@@ -8,7 +8,7 @@
 #include "common/log.h"
 #include "common/object_store.h"
 #include "domain/events.h"
-#include "pipeline/transcript_artifact.h"
+#include "domain/transcript_artifact.h"
 #include "projections/projection.h"
 #include "projections/segments_projection.h"
 
@@ -72,13 +72,13 @@ class SegmentsProjection final : public Projection {
       log::error("transcript artifact checksum mismatch", {{"transcription_id", id}, {"key", key}});
       return;
     }
-    write_transcript_rows(txn, id, pipeline::artifact_from_json(Json::parse(*bytes)));
+    write_transcript_rows(txn, id, transcript::artifact_from_json(Json::parse(*bytes)));
   }
 };
 
 }  // namespace
 
-void write_transcript_rows(pqxx::work& txn, int64_t id, const pipeline::TranscriptArtifact& artifact) {
+void write_transcript_rows(pqxx::work& txn, int64_t id, const transcript::TranscriptArtifact& artifact) {
   Json segs = Json::array(), words = Json::array();
   int word_index = 0;
   for (size_t i = 0; i < artifact.segments.size(); ++i) {

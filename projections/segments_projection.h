@@ -2,7 +2,7 @@
 #include <cstdint>
 #include <pqxx/pqxx>
 
-#include "pipeline/transcript_artifact.h"
+#include "domain/transcript_artifact.h"
 
 namespace scribe::projections {
 
@@ -11,6 +11,6 @@ namespace scribe::projections {
 // it for a completion, after clearing the transcription's old rows.
 // bench/exports_benchmark.cpp loads its synthetic transcript through it, so
 // the benchmark reads rows written the way the service writes them.
-void write_transcript_rows(pqxx::work& txn, int64_t transcription_id, const pipeline::TranscriptArtifact& artifact);
+void write_transcript_rows(pqxx::work& txn, int64_t transcription_id, const transcript::TranscriptArtifact& artifact);
 
 }  // namespace scribe::projections

@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 
 scripts/install_deps.sh
+# Layers only point down (the order is in the script and README).
+scripts/check_layers.sh
 scripts/build.sh release
 scripts/build.sh asan
 

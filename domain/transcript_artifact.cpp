@@ -1,8 +1,8 @@
-#include "pipeline/transcript_artifact.h"
+#include "domain/transcript_artifact.h"
 
 #include <cstdio>
 
-namespace scribe::pipeline {
+namespace scribe::transcript {
 
 Json to_json(const TranscriptArtifact& a) {
   Json segs = Json::array();
@@ -68,4 +68,4 @@ std::string speaker_label(int index) {
   return buf;
 }
 
-}  // namespace scribe::pipeline
+}  // namespace scribe::transcript

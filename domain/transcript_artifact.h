@@ -10,7 +10,7 @@
 // (`transcripts/<id>/attempt-<n>-<digest>.json`), referenced with its SHA-256 by the
 // TranscriptionCompleted event, and loaded by the segments projection into
 // the segments and words tables.
-namespace scribe::pipeline {
+namespace scribe::transcript {
 
 struct ArtifactWord {
   std::string text;
@@ -48,4 +48,4 @@ std::string artifact_key(int64_t transcription_id, int attempt, const std::strin
 std::string transcription_prefix(int64_t transcription_id);
 std::string speaker_label(int index);  // 0 -> "SPEAKER_00"
 
-}  // namespace scribe::pipeline
+}  // namespace scribe::transcript
