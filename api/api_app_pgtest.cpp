@@ -239,7 +239,8 @@ class ApiAppTest : public scribe::testing::PgTest {
   void add_test_routes() {
     auto& r = app_->router();
     auto add = [&](const char* method, const char* pattern, Handler h) {
-      r.add(Route{method, pattern, true, true, std::move(h), {}, {}});
+      r.add(Route{.method = method, .pattern = pattern, .authenticated = true, .rate_limited = true,
+                  .handler = std::move(h)});
     };
     // Counts executions; answers 201 with a fresh random value in body and header.
     add("POST", "/api/v1/_test/echo", [this](RequestContext& ctx) {
@@ -274,12 +275,14 @@ class ApiAppTest : public scribe::testing::PgTest {
       throw Error::invalid("thing", "the thing is wrong " + crypto::random_hex(8));
     });
     // An answer-later handler (the long-poll style): responds through the responder.
-    r.add(Route{"POST", "/api/v1/_test/async", true, true, {},
-                [this](std::shared_ptr<RequestContext>, Responder respond) {
+    r.add(Route{.method = "POST",
+                .pattern = "/api/v1/_test/async",
+                .authenticated = true,
+                .rate_limited = true,
+                .async_handler = [this](std::shared_ptr<RequestContext>, Responder respond) {
                   int n = ++async_count_;
                   respond(Response::json(201, {{"async", true}, {"count", n}, {"nonce", crypto::random_hex(16)}}));
-                },
-                {}});
+                }});
     add("GET", "/api/v1/_test/echo", [](RequestContext&) { return Response::json(200, {{"read", true}}); });
     add("DELETE", "/api/v1/_test/echo", [this](RequestContext&) {
       ++delete_count_;

@@ -9,7 +9,7 @@
 namespace scribe::api {
 
 void ApiApp::add_stream(const std::string& method, const std::string& pattern, StreamPrecheck precheck) {
-  stream_router_.add(Route{method, pattern, false, false, {}, {}, {}});
+  stream_router_.add(Route{.method = method, .pattern = pattern, .authenticated = false, .rate_limited = false});
   prechecks_[method + " " + pattern] = std::move(precheck);
 }
 

@@ -43,13 +43,15 @@ using Handler = std::function<Response(RequestContext&)>;
 using AsyncHandler = std::function<void(std::shared_ptr<RequestContext>, Responder)>;
 
 struct Route {
-  std::string method;
-  std::string pattern;  // e.g. /api/v1/transcriptions/{id}
+  std::string method{};
+  std::string pattern{};  // e.g. /api/v1/transcriptions/{id}
   bool authenticated = true;
   bool rate_limited = true;
-  Handler handler;
-  AsyncHandler async_handler;
-  std::vector<std::string> segments;  // pattern split on '/'
+  // Routes are declared with designated initializers (routes.cpp), so every
+  // member has a default and a route names only what it sets.
+  Handler handler{};
+  AsyncHandler async_handler{};
+  std::vector<std::string> segments{};  // pattern split on '/' (Router::add)
   // The handler reads the caller's key row in its own statement and refuses a
   // revoked, expired or unknown key itself (Principal::verified is false), so
   // the request needs no separate authentication round trip.
