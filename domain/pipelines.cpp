@@ -1,5 +1,7 @@
 #include "domain/pipelines.h"
 
+#include "domain/pricing.h"
+
 #include <map>
 
 #include <mutex>
@@ -46,8 +48,8 @@ std::vector<Pipeline> catalogue() {
   Language en{"en", "English", "English", "15_percent_or_higher"};
   std::vector<Pipeline> list = {Pipeline{"standard",
                                           "Standard (PocketSphinx, US English)",
-                                          0.0167,
-                                          1.0,
+                                          pricing::kDisplayUsdPerMinute,
+                                          pricing::kDisplayUsdPerHour,
                                           {en},
                                           {en},
                                           {"sentence", "word"},
@@ -61,7 +63,8 @@ std::vector<Pipeline> catalogue() {
       langs.push_back(it == language_names().end() ? Language{code, code, code, ""}
                                                    : Language{code, it->second.first, it->second.second, ""});
     }
-    list.push_back(Pipeline{kExternalPipeline, "OpenAI-compatible speech server (operator-configured)", 0.0167, 1.0,
+    list.push_back(Pipeline{kExternalPipeline, "OpenAI-compatible speech server (operator-configured)",
+                            pricing::kDisplayUsdPerMinute, pricing::kDisplayUsdPerHour,
                             langs, langs, {"sentence", "word"}, "", ""});
   }
   return list;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/http_client.h"
+#include "domain/limits.h"
 #include "domain/webhook.h"
 
 // Sends the webhook outbox (projections/webhook_outbox_projection.cpp). Sender
@@ -22,7 +23,7 @@ namespace scribe::pipeline {
 struct DispatcherOptions {
   int senders = 4;                         // SCRIBE_WEBHOOK_SENDERS: deliveries in flight per process (0: off)
   webhook::RetryPolicy retry = webhook::RetryPolicy::spec();  // SCRIBE_WEBHOOK_RETRY_DELAYS (seconds, comma separated)
-  std::chrono::milliseconds timeout{10000};  // the spec's 10 s per attempt
+  std::chrono::milliseconds timeout{std::chrono::seconds(limits::kWebhookTimeoutSeconds)};  // the spec's, per attempt
   std::chrono::seconds lease{30};            // SCRIBE_WEBHOOK_LEASE_SECONDS (at least 11): longer than an attempt
   std::chrono::milliseconds poll{500};       // SCRIBE_WEBHOOK_POLL_MS: idle wait when no NOTIFY arrives
   static DispatcherOptions from_env();
