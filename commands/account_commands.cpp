@@ -1,5 +1,6 @@
 #include "commands/account_commands.h"
 
+#include "commands/retry_on_conflict.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "eventstore/event_store.h"
@@ -11,8 +12,6 @@ const db::Statement kNextAccountId{"commands.next_account_id", "select nextval('
 const db::Statement kNextKeyId{"commands.next_api_key_id", "select nextval('api_key_ids')"};
 const db::Statement kKeyAccount{"commands.key_account", "select account_id from api_keys where id = $1"};
 const db::Statement kEmailTaken{"commands.email_taken", "select 1 from accounts where lower(email) = lower($1)"};
-
-constexpr int kMaxAttempts = 20;
 
 int64_t next_id(pqxx::connection& conn, const db::Statement& seq) {
   // Drawn outside the appending transaction: nextval may assign a transaction
@@ -36,25 +35,23 @@ account::State load_account(pqxx::transaction_base& txn, int64_t account_id) {
 std::vector<es::RecordedEvent> execute_on_account(
     pqxx::connection& conn, int64_t account_id,
     const std::function<std::vector<es::NewEvent>(const account::State&)>& decide, const Meta& meta) {
-  for (int attempt = 1;; ++attempt) {
-    // Read, decide, then append at the version read: the append commits in a
-    // transaction shared with concurrent commands (group commit), and the
-    // expected version makes a decision on a stale read fail and start over.
-    account::State state;
-    {
-      pqxx::read_transaction txn(conn);
-      state = load_account(txn, account_id);
-    }
-    auto events = decide(state);
-    if (events.empty()) return {};
-    for (auto& e : events) e.metadata = meta.to_json();
-    try {
-      return es::EventStore::append_and_commit(
-          conn, {{account::stream_id(account_id), es::ExpectedVersion::exact(state.version), std::move(events)}});
-    } catch (const es::ConcurrencyError&) {
-      if (attempt >= kMaxAttempts) throw Error("internal_error", "account is too busy; retry the request");
-    }
-  }
+  return retry_on_conflict(
+      [&]() -> std::vector<es::RecordedEvent> {
+        // Read, decide, then append at the version read: the append commits in a
+        // transaction shared with concurrent commands (group commit), and the
+        // expected version makes a decision on a stale read fail and start over.
+        account::State state;
+        {
+          pqxx::read_transaction txn(conn);
+          state = load_account(txn, account_id);
+        }
+        auto events = decide(state);
+        if (events.empty()) return {};
+        for (auto& e : events) e.metadata = meta.to_json();
+        return es::EventStore::append_and_commit(
+            conn, {{account::stream_id(account_id), es::ExpectedVersion::exact(state.version), std::move(events)}});
+      },
+      "account is too busy; retry the request");
 }
 
 int64_t open_account(pqxx::connection& conn, const std::string& email, plans::Tier plan, const Meta& meta) {

@@ -1,5 +1,6 @@
 #include "commands/transcription_commands.h"
 
+#include "commands/retry_on_conflict.h"
 #include "common/crypto.h"
 #include "common/db.h"
 #include "common/error.h"
@@ -27,7 +28,6 @@ const db::Statement kQueued{"commands.queued_jobs",
                             "(select 1 from job_leases l where l.transcription_id = j.transcription_id "
                             "and l.attempt = j.attempt and l.expires_at >= now())"};
 
-constexpr int kMaxAttempts = 50;
 constexpr auto kQuoteLifetime = std::chrono::hours(1);
 
 int64_t next_transcription_id(pqxx::connection& conn) {
@@ -121,60 +121,56 @@ Priced create(pqxx::connection& conn, const Caller& caller, const transcription:
   transcription::check_request(req);
   if (!req.duration_seconds) throw Error("internal_error", "create without a duration");
   const int64_t id = next_transcription_id(conn);
-  for (int attempt = 1;; ++attempt) {
-    pqxx::work txn(conn);
-    Accepted a = accept(txn, caller, id, 1, *req.duration_seconds, req.max_charge, true);
-    std::vector<es::NewEvent> tr = {transcription::created(id, caller.account_id, caller.key_id, req,
-                                                           a.price.billed_seconds, a.price.charge,
-                                                           transcription::hold_id(id, 1))};
-    stamp(tr, caller.meta);
-    stamp(a.account_events, caller.meta);
-    try {
-      es::EventStore::append(
-          txn, {{account::stream_id(caller.account_id), es::ExpectedVersion::exact(a.account.version),
-                 std::move(a.account_events)},
-                {transcription::stream_id(id), es::ExpectedVersion::no_stream(), std::move(tr)}});
-      es::EventStore::commit(txn);
-      return priced(id, *req.duration_seconds, a.price, a.account.plan);
-    } catch (const es::ConcurrencyError&) {
-      if (attempt >= kMaxAttempts) throw Error("internal_error", "the account is too busy; retry the request");
-    }
-  }
+  return retry_on_conflict(
+      [&] {
+        pqxx::work txn(conn);
+        Accepted a = accept(txn, caller, id, 1, *req.duration_seconds, req.max_charge, true);
+        std::vector<es::NewEvent> tr = {transcription::created(id, caller.account_id, caller.key_id, req,
+                                                               a.price.billed_seconds, a.price.charge,
+                                                               transcription::hold_id(id, 1))};
+        stamp(tr, caller.meta);
+        stamp(a.account_events, caller.meta);
+        es::EventStore::append(
+            txn, {{account::stream_id(caller.account_id), es::ExpectedVersion::exact(a.account.version),
+                   std::move(a.account_events)},
+                  {transcription::stream_id(id), es::ExpectedVersion::no_stream(), std::move(tr)}});
+        es::EventStore::commit(txn);
+        return priced(id, *req.duration_seconds, a.price, a.account.plan);
+      },
+      "the account is too busy; retry the request");
 }
 
 Priced retry(pqxx::connection& conn, const Caller& caller, int64_t transcription_id,
              std::optional<money::Micros> max_charge) {
-  for (int attempt = 1;; ++attempt) {
-    pqxx::work txn(conn);
-    // The account's lock first, then the transcription: concurrent retries of
-    // one transcription queue here, and each after the first reads it already
-    // processing and gets the answer a later retry would (not a hold clash).
-    es::EventStore::lock_stream(txn, account::stream_id(caller.account_id));
-    auto tr = transcription::fold(es::EventStore::read_stream(txn, transcription::stream_id(transcription_id)));
-    if (!tr.exists || tr.deleted || tr.account_id != caller.account_id) throw Error::not_found("transcription");
-    if (tr.status != transcription::kFailed)
-      throw Error("invalid_request", "only a failed transcription can be retried; this one is " + tr.status,
-                  {{"status", tr.status}});
-    const int next = tr.attempt + 1;
-    // The plan's length cap was checked when the transcription was accepted.
-    Accepted a = accept(txn, caller, transcription_id, next, tr.duration_seconds, max_charge, false);
-    std::vector<es::NewEvent> tev = {transcription::retried(tr, a.price.billed_seconds, a.price.charge,
-                                                            transcription::hold_id(transcription_id, next),
-                                                            max_charge)};
-    stamp(tev, caller.meta);
-    stamp(a.account_events, caller.meta);
-    try {
-      es::EventStore::append(
-          txn, {{account::stream_id(caller.account_id), es::ExpectedVersion::exact(a.account.version),
-                 std::move(a.account_events)},
-                {transcription::stream_id(transcription_id), es::ExpectedVersion::exact(tr.version),
-                 std::move(tev)}});
-      es::EventStore::commit(txn);
-      return priced(transcription_id, tr.duration_seconds, a.price, a.account.plan);
-    } catch (const es::ConcurrencyError&) {
-      if (attempt >= kMaxAttempts) throw Error("internal_error", "the account is too busy; retry the request");
-    }
-  }
+  return retry_on_conflict(
+      [&] {
+        pqxx::work txn(conn);
+        // The account's lock first, then the transcription: concurrent retries of
+        // one transcription queue here, and each after the first reads it already
+        // processing and gets the answer a later retry would (not a hold clash).
+        es::EventStore::lock_stream(txn, account::stream_id(caller.account_id));
+        auto tr = transcription::fold(es::EventStore::read_stream(txn, transcription::stream_id(transcription_id)));
+        if (!tr.exists || tr.deleted || tr.account_id != caller.account_id) throw Error::not_found("transcription");
+        if (tr.status != transcription::kFailed)
+          throw Error("invalid_request", "only a failed transcription can be retried; this one is " + tr.status,
+                      {{"status", tr.status}});
+        const int next = tr.attempt + 1;
+        // The plan's length cap was checked when the transcription was accepted.
+        Accepted a = accept(txn, caller, transcription_id, next, tr.duration_seconds, max_charge, false);
+        std::vector<es::NewEvent> tev = {transcription::retried(tr, a.price.billed_seconds, a.price.charge,
+                                                                transcription::hold_id(transcription_id, next),
+                                                                max_charge)};
+        stamp(tev, caller.meta);
+        stamp(a.account_events, caller.meta);
+        es::EventStore::append(
+            txn, {{account::stream_id(caller.account_id), es::ExpectedVersion::exact(a.account.version),
+                   std::move(a.account_events)},
+                  {transcription::stream_id(transcription_id), es::ExpectedVersion::exact(tr.version),
+                   std::move(tev)}});
+        es::EventStore::commit(txn);
+        return priced(transcription_id, tr.duration_seconds, a.price, a.account.plan);
+      },
+      "the account is too busy; retry the request");
 }
 
 void remove(pqxx::connection& conn, const Caller& caller, int64_t transcription_id) {
@@ -189,48 +185,46 @@ void remove(pqxx::connection& conn, const Caller& caller, int64_t transcription_
     auto r = txn.exec_prepared(kUploadOf.name, transcription_id);
     if (!r.empty() && !r[0][0].is_null()) upload_id = r[0][0].as<std::string>();
   }
-  for (int attempt = 1;; ++attempt) {
-    pqxx::work txn(conn);
-    const std::string sid = transcription::stream_id(transcription_id);
-    auto tr = transcription::fold(es::EventStore::read_stream(txn, sid));
-    if (!tr.exists || tr.deleted || tr.account_id != caller.account_id) throw Error::not_found("transcription");
-    auto acc = load_account(txn, caller.account_id);
-    std::vector<es::StreamAppend> appends;
-    std::vector<es::NewEvent> tev = {transcription::deleted(tr)};
-    stamp(tev, caller.meta);
-    appends.push_back({sid, es::ExpectedVersion::exact(tr.version), std::move(tev)});
-    if (transcription::is_active(tr.status) && tr.hold) {
-      auto release = wallet::release_hold(acc, *tr.hold);
-      if (!release.empty()) {
-        stamp(release, caller.meta);
-        appends.push_back({account::stream_id(caller.account_id), es::ExpectedVersion::exact(acc.version),
-                           std::move(release)});
-      }
-    }
-    try {
-      es::EventStore::append(txn, appends);
-      es::EventStore::redact_stream(txn, sid, [](const std::string&, const Json& data) {
-        Json out = Json::object();
-        for (const char* k : kept)
-          if (data.contains(k)) out[k] = data.at(k);
-        out["redacted"] = true;
-        return out;
-      });
-      es::EventStore::commit(txn);
-      // Stored objects go after the commit: a crash in between leaves files
-      // nothing refers to, never a transcript that refers to nothing. The
-      // uploaded media goes too, unless another transcription still uses it.
-      object_store().remove_prefix(transcript::transcription_prefix(transcription_id));
-      if (upload_id) {
-        pqxx::read_transaction check(conn);
-        if (check.exec_prepared1(kUploadUsers.name, *upload_id)[0].as<int64_t>() == 0)
-          object_store().remove_prefix("uploads/" + *upload_id);
-      }
-      return;
-    } catch (const es::ConcurrencyError&) {
-      if (attempt >= kMaxAttempts) throw Error("internal_error", "the transcription is busy; retry the request");
-    }
-  }
+  return retry_on_conflict(
+      [&] {
+        pqxx::work txn(conn);
+        const std::string sid = transcription::stream_id(transcription_id);
+        auto tr = transcription::fold(es::EventStore::read_stream(txn, sid));
+        if (!tr.exists || tr.deleted || tr.account_id != caller.account_id) throw Error::not_found("transcription");
+        auto acc = load_account(txn, caller.account_id);
+        std::vector<es::StreamAppend> appends;
+        std::vector<es::NewEvent> tev = {transcription::deleted(tr)};
+        stamp(tev, caller.meta);
+        appends.push_back({sid, es::ExpectedVersion::exact(tr.version), std::move(tev)});
+        if (transcription::is_active(tr.status) && tr.hold) {
+          auto release = wallet::release_hold(acc, *tr.hold);
+          if (!release.empty()) {
+            stamp(release, caller.meta);
+            appends.push_back({account::stream_id(caller.account_id), es::ExpectedVersion::exact(acc.version),
+                               std::move(release)});
+          }
+        }
+        es::EventStore::append(txn, appends);
+        es::EventStore::redact_stream(txn, sid, [](const std::string&, const Json& data) {
+          Json out = Json::object();
+          for (const char* k : kept)
+            if (data.contains(k)) out[k] = data.at(k);
+          out["redacted"] = true;
+          return out;
+        });
+        es::EventStore::commit(txn);
+        // Stored objects go after the commit: a crash in between leaves files
+        // nothing refers to, never a transcript that refers to nothing. The
+        // uploaded media goes too, unless another transcription still uses it.
+        object_store().remove_prefix(transcript::transcription_prefix(transcription_id));
+        if (upload_id) {
+          pqxx::read_transaction check(conn);
+          if (check.exec_prepared1(kUploadUsers.name, *upload_id)[0].as<int64_t>() == 0)
+            object_store().remove_prefix("uploads/" + *upload_id);
+        }
+        return;
+      },
+      "the transcription is busy; retry the request");
 }
 
 namespace {
@@ -252,68 +246,64 @@ std::optional<std::pair<transcription::State, account::State>> current_attempt(p
 bool finish_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt, es::NewEvent outcome,
                     std::optional<double> measured_duration, const Meta& meta) {
   outcome.metadata = meta.to_json();
-  for (int tries = 1;; ++tries) {
-    // Read, decide, then append at the versions read (group commit; see
-    // execute_on_account): a settlement decided on a stale account fails its
-    // version check and is decided again, so a hold is settled exactly once.
-    const std::string sid = transcription::stream_id(transcription_id);
-    auto current = current_attempt(conn, transcription_id, attempt);
-    if (!current) return false;
-    auto& [tr, acc] = *current;
-    // A completed attempt is charged its measured length; a failed one its
-    // hold, or its measured length once the worker measured it (a recording
-    // declared longer than it is is never charged for the difference).
-    money::Micros charge = tr.last_charge;
-    if (!measured_duration) measured_duration = tr.measured_seconds;
-    if (measured_duration) charge = pricing::quote(*measured_duration, acc.plan).charge;
-    std::vector<es::NewEvent> settle;
-    if (tr.hold) settle = wallet::settle_hold(acc, *tr.hold, charge, now());
-    for (auto& e : settle) e.metadata = meta.to_json();
-    // The outcome records what was really charged, so reads show the charge
-    // rather than the hold.
-    es::NewEvent recorded = outcome;
-    recorded.data["charge_micros"] = settle.empty() ? 0 : settle.front().data.at("charged_micros").get<int64_t>();
-    if (measured_duration)
-      recorded.data["billed_seconds"] = pricing::billed_seconds(*measured_duration);
-    std::vector<es::StreamAppend> appends = {{sid, es::ExpectedVersion::exact(tr.version), {recorded}}};
-    if (!settle.empty())
-      appends.push_back({account::stream_id(tr.account_id), es::ExpectedVersion::exact(acc.version), settle});
-    try {
-      es::EventStore::append_and_commit(conn, std::move(appends));
-      return true;
-    } catch (const es::ConcurrencyError&) {
-      if (tries >= kMaxAttempts) throw;
-    }
-  }
+  return retry_on_conflict(
+      [&] {
+        // Read, decide, then append at the versions read (group commit; see
+        // execute_on_account): a settlement decided on a stale account fails its
+        // version check and is decided again, so a hold is settled exactly once.
+        const std::string sid = transcription::stream_id(transcription_id);
+        auto current = current_attempt(conn, transcription_id, attempt);
+        if (!current) return false;
+        auto& [tr, acc] = *current;
+        // A completed attempt is charged its measured length; a failed one its
+        // hold, or its measured length once the worker measured it (a recording
+        // declared longer than it is is never charged for the difference).
+        money::Micros charge = tr.last_charge;
+        if (!measured_duration) measured_duration = tr.measured_seconds;
+        if (measured_duration) charge = pricing::quote(*measured_duration, acc.plan).charge;
+        std::vector<es::NewEvent> settle;
+        if (tr.hold) settle = wallet::settle_hold(acc, *tr.hold, charge, now());
+        for (auto& e : settle) e.metadata = meta.to_json();
+        // The outcome records what was really charged, so reads show the charge
+        // rather than the hold.
+        es::NewEvent recorded = outcome;
+        recorded.data["charge_micros"] = settle.empty() ? 0 : settle.front().data.at("charged_micros").get<int64_t>();
+        if (measured_duration)
+          recorded.data["billed_seconds"] = pricing::billed_seconds(*measured_duration);
+        std::vector<es::StreamAppend> appends = {{sid, es::ExpectedVersion::exact(tr.version), {recorded}}};
+        if (!settle.empty())
+          appends.push_back({account::stream_id(tr.account_id), es::ExpectedVersion::exact(acc.version), settle});
+        es::EventStore::append_and_commit(conn, std::move(appends));
+        return true;
+      },
+      "the transcription is busy; retry");
 }
 
 }  // namespace
 
 Measurement measure_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt, double measured_seconds,
                             const Meta& meta) {
-  for (int tries = 1;; ++tries) {
-    const std::string sid = transcription::stream_id(transcription_id);
-    auto current = current_attempt(conn, transcription_id, attempt);
-    if (!current) return Measurement::Gone;
-    auto& [tr, acc] = *current;
-    auto decision = measurement::decide(tr, acc, measured_seconds, now());
-    if (decision.outcome == measurement::Outcome::AlreadyMeasured) return Measurement::Go;
-    stamp(decision.transcription_events, meta);
-    stamp(decision.account_events, meta);
-    std::vector<es::StreamAppend> appends = {
-        {sid, es::ExpectedVersion::exact(tr.version), std::move(decision.transcription_events)}};
-    // The account's version is checked even when only the fair-use record
-    // changes, so the decision is never made on a stale wallet.
-    if (!decision.account_events.empty())
-      appends.push_back({account::stream_id(tr.account_id), es::ExpectedVersion::exact(acc.version),
-                         std::move(decision.account_events)});
-    try {
-      es::EventStore::append_and_commit(conn, std::move(appends));
-      return decision.outcome == measurement::Outcome::Refused ? Measurement::Refused : Measurement::Go;
-    } catch (const es::ConcurrencyError&) {
-      if (tries >= kMaxAttempts) throw;
-    }
-  }
+  return retry_on_conflict(
+      [&]() -> Measurement {
+        const std::string sid = transcription::stream_id(transcription_id);
+        auto current = current_attempt(conn, transcription_id, attempt);
+        if (!current) return Measurement::Gone;
+        auto& [tr, acc] = *current;
+        auto decision = measurement::decide(tr, acc, measured_seconds, now());
+        if (decision.outcome == measurement::Outcome::AlreadyMeasured) return Measurement::Go;
+        stamp(decision.transcription_events, meta);
+        stamp(decision.account_events, meta);
+        std::vector<es::StreamAppend> appends = {
+            {sid, es::ExpectedVersion::exact(tr.version), std::move(decision.transcription_events)}};
+        // The account's version is checked even when only the fair-use record
+        // changes, so the decision is never made on a stale wallet.
+        if (!decision.account_events.empty())
+          appends.push_back({account::stream_id(tr.account_id), es::ExpectedVersion::exact(acc.version),
+                             std::move(decision.account_events)});
+        es::EventStore::append_and_commit(conn, std::move(appends));
+        return decision.outcome == measurement::Outcome::Refused ? Measurement::Refused : Measurement::Go;
+      },
+      "the transcription is busy; retry");
 }
 
 bool complete_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt, const Completion& done,
@@ -340,24 +330,22 @@ bool fail_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt,
 
 bool record_stage(pqxx::connection& conn, int64_t transcription_id, int attempt, const std::string& stage,
                   const Meta& meta) {
-  for (int tries = 1;; ++tries) {
-    const std::string sid = transcription::stream_id(transcription_id);
-    transcription::State tr;
-    {
-      pqxx::read_transaction txn(conn);
-      tr = transcription::fold(es::EventStore::read_stream(txn, sid));
-    }
-    auto event = transcription::stage_changed(tr, attempt, stage);
-    if (!event) return false;
-    if (tr.stage == stage) return true;
-    event->metadata = meta.to_json();
-    try {
-      es::EventStore::append_and_commit(conn, {{sid, es::ExpectedVersion::exact(tr.version), {*event}}});
-      return true;
-    } catch (const es::ConcurrencyError&) {
-      if (tries >= kMaxAttempts) throw;
-    }
-  }
+  return retry_on_conflict(
+      [&]() -> bool {
+        const std::string sid = transcription::stream_id(transcription_id);
+        transcription::State tr;
+        {
+          pqxx::read_transaction txn(conn);
+          tr = transcription::fold(es::EventStore::read_stream(txn, sid));
+        }
+        auto event = transcription::stage_changed(tr, attempt, stage);
+        if (!event) return false;
+        if (tr.stage == stage) return true;
+        event->metadata = meta.to_json();
+        es::EventStore::append_and_commit(conn, {{sid, es::ExpectedVersion::exact(tr.version), {*event}}});
+        return true;
+      },
+      "the transcription is busy; retry");
 }
 
 std::string callback_secret(pqxx::connection& conn, int64_t transcription_id) {

@@ -1,5 +1,6 @@
 #include "commands/webhook_commands.h"
 
+#include "commands/retry_on_conflict.h"
 #include "common/crypto.h"
 #include "common/db.h"
 #include "common/error.h"
@@ -12,8 +13,6 @@ namespace {
 
 const db::Statement kNextWebhookId{"commands.next_webhook_id", "select nextval('webhook_ids')"};
 
-constexpr int kMaxAttempts = 20;
-
 // Loads the key's webhook stream, decides, and appends at the loaded version.
 // Writers of one key queue on the stream's lock (test requests come in
 // bursts); a writer that appends without it still makes the append fail, and
@@ -22,21 +21,19 @@ std::vector<es::RecordedEvent> execute_on_webhook(
     pqxx::connection& conn, int64_t key_id,
     const std::function<std::optional<es::NewEvent>(const webhook::State&)>& decide, const Meta& meta) {
   const std::string sid = webhook::stream_id(key_id);
-  for (int attempt = 1;; ++attempt) {
-    pqxx::work txn(conn);
-    es::EventStore::lock_stream(txn, sid);
-    auto state = webhook::fold(es::EventStore::read_stream(txn, sid));
-    auto event = decide(state);
-    if (!event) return {};
-    event->metadata = meta.to_json();
-    try {
-      auto recorded = es::EventStore::append(txn, sid, es::ExpectedVersion::exact(state.version), {*event});
-      es::EventStore::commit(txn);
-      return recorded;
-    } catch (const es::ConcurrencyError&) {
-      if (attempt >= kMaxAttempts) throw Error("internal_error", "webhook is too busy; retry the request");
-    }
-  }
+  return retry_on_conflict(
+      [&]() -> std::vector<es::RecordedEvent> {
+        pqxx::work txn(conn);
+        es::EventStore::lock_stream(txn, sid);
+        auto state = webhook::fold(es::EventStore::read_stream(txn, sid));
+        auto event = decide(state);
+        if (!event) return {};
+        event->metadata = meta.to_json();
+        auto recorded = es::EventStore::append(txn, sid, es::ExpectedVersion::exact(state.version), {*event});
+        es::EventStore::commit(txn);
+        return recorded;
+      },
+      "webhook is too busy; retry the request");
 }
 
 }  // namespace
