@@ -8,6 +8,7 @@
 #include "commands/account_commands.h"
 #include "common/error.h"
 #include "domain/limits.h"
+#include "tests/bearer_request.h"
 #include "tests/pg_fixture.h"
 
 namespace scribe::api {
@@ -15,20 +16,13 @@ namespace {
 
 class AuthenticatorTest : public testing::PgTest {};
 
-Request bearer(const std::string& token, const std::string& remote) {
-  Request r;
-  r.method = "GET";
-  r.target = "/api/v1/me";
-  r.remote = remote;
-  r.headers["authorization"] = "Bearer " + token;
-  return r;
-}
+using testing::bearer_request;
 
 TEST_F(AuthenticatorTest, AnUnknownKeyIsLookedUpOnceThenRefusedFromMemory) {
   auto conn = connect();
   Authenticator auth;
   const std::string unknown = "key_live_" + std::string(40, 'Z');
-  auto req = bearer(unknown, "198.51.100.1");
+  auto req = bearer_request(unknown, "198.51.100.1");
   auth.screen(req);
   {
     pqxx::nontransaction txn(*conn);
@@ -53,9 +47,9 @@ TEST_F(AuthenticatorTest, AKnownKeyStillWorksFromAnAddressOverItsFailureBudget) 
   Authenticator auth;
   {
     pqxx::nontransaction txn(*conn);
-    EXPECT_EQ(auth.authenticate(txn, bearer(key.plaintext, address)).account_id, account);
+    EXPECT_EQ(auth.authenticate(txn, bearer_request(key.plaintext, address)).account_id, account);
   }
-  auto other = bearer("key_live_" + std::string(40, 'Y'), address);
+  auto other = bearer_request("key_live_" + std::string(40, 'Y'), address);
   for (int i = 0; i < limits::kAuthFailuresPerMinute; ++i) auth.record_failure(other);
   try {
     auth.screen(other);
@@ -63,9 +57,9 @@ TEST_F(AuthenticatorTest, AKnownKeyStillWorksFromAnAddressOverItsFailureBudget) 
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), "rate_limited");
   }
-  auth.screen(bearer(key.plaintext, address));  // goes on to its (still required) lookup
+  auth.screen(bearer_request(key.plaintext, address));  // goes on to its (still required) lookup
   pqxx::nontransaction txn(*conn);
-  EXPECT_EQ(auth.authenticate(txn, bearer(key.plaintext, address)).account_id, account);
+  EXPECT_EQ(auth.authenticate(txn, bearer_request(key.plaintext, address)).account_id, account);
 }
 
 }  // namespace

@@ -9,18 +9,12 @@
 
 #include "common/error.h"
 #include "domain/limits.h"
+#include "tests/bearer_request.h"
 
 namespace scribe::api {
 namespace {
 
-Request bearer(const std::string& token, const std::string& remote = "192.0.2.1") {
-  Request r;
-  r.method = "GET";
-  r.target = "/api/v1/me";
-  r.remote = remote;
-  r.headers["authorization"] = "Bearer " + token;
-  return r;
-}
+using testing::bearer_request;
 
 std::string code_of(const std::function<void()>& f) {
   try {
@@ -35,28 +29,28 @@ TEST(AuthenticatorScreen, MalformedKeysAreRefusedWithoutALookup) {
   Authenticator auth;
   for (const char* bad : {"key_live_short", "key_live_0123456789012345678901234567890123456789!",
                           "key_test_0123456789012345678901234567890123456789"})
-    EXPECT_EQ(code_of([&] { auth.screen(bearer(bad)); }), "invalid_api_key") << bad;
+    EXPECT_EQ(code_of([&] { auth.screen(bearer_request(bad)); }), "invalid_api_key") << bad;
   EXPECT_EQ(auth.lookups(), 0u);
   // A well-formed key it knows nothing about must go on to the database.
-  EXPECT_EQ(code_of([&] { auth.screen(bearer("key_live_0123456789012345678901234567890123456789")); }), "passed");
+  EXPECT_EQ(code_of([&] { auth.screen(bearer_request("key_live_0123456789012345678901234567890123456789")); }), "passed");
 }
 
 TEST(AuthenticatorScreen, AnAddressOverItsFailureBudgetIsRateLimitedOthersAreNot) {
   Authenticator auth;
   const auto token = "key_live_0123456789012345678901234567890123456789";
   for (int i = 0; i < limits::kAuthFailuresPerMinute; ++i) {
-    EXPECT_EQ(code_of([&] { auth.screen(bearer(token)); }), "passed") << i;
-    auth.record_failure(bearer(token));
+    EXPECT_EQ(code_of([&] { auth.screen(bearer_request(token)); }), "passed") << i;
+    auth.record_failure(bearer_request(token));
   }
   try {
-    auth.screen(bearer(token));
+    auth.screen(bearer_request(token));
     FAIL() << "not refused";
   } catch (const Error& e) {
     EXPECT_EQ(e.code(), "rate_limited");
     EXPECT_EQ(e.http_status(), 429);
     EXPECT_GE(e.extras().at("retry_after").get<int64_t>(), 1);
   }
-  EXPECT_EQ(code_of([&] { auth.screen(bearer(token, "192.0.2.2")); }), "passed");
+  EXPECT_EQ(code_of([&] { auth.screen(bearer_request(token, "192.0.2.2")); }), "passed");
   EXPECT_EQ(auth.lookups(), 0u);
 }
 
@@ -65,7 +59,7 @@ TEST(AuthenticatorScreen, RequestsWithoutCredentialsAreNotCountedAsFailures) {
   Request anonymous;
   anonymous.remote = "192.0.2.3";
   for (int i = 0; i < 3 * limits::kAuthFailuresPerMinute; ++i) auth.record_failure(anonymous);
-  EXPECT_EQ(code_of([&] { auth.screen(bearer("key_live_0123456789012345678901234567890123456789", "192.0.2.3")); }),
+  EXPECT_EQ(code_of([&] { auth.screen(bearer_request("key_live_0123456789012345678901234567890123456789", "192.0.2.3")); }),
             "passed");
 }
 
