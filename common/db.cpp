@@ -1,5 +1,9 @@
 #include "common/db.h"
 
+#include <thread>
+
+#include "common/log.h"
+
 namespace scribe::db {
 namespace {
 
@@ -60,6 +64,30 @@ void Pool::release(std::unique_ptr<pqxx::connection> conn) {
 int Pool::in_use() const {
   std::lock_guard lock(mu_);
   return open_ - static_cast<int>(idle_.size());
+}
+
+namespace {
+class Wakeup final : public pqxx::notification_receiver {
+ public:
+  Wakeup(pqxx::connection_base& c, const std::string& channel) : pqxx::notification_receiver(c, channel) {}
+  void operator()(const std::string&, int) override {}
+};
+}  // namespace
+
+void listen_until(const std::string& url, const std::string& channel, const std::string& what,
+                  const std::atomic<bool>& stop, const std::function<void()>& on_notify) {
+  while (!stop) {
+    try {
+      auto conn = open_connection(url, false);
+      Wakeup wakeup(*conn, channel);
+      // Short waits, so that `stop` is seen within 200 ms.
+      while (!stop)
+        if (conn->await_notification(0, 200000) > 0) on_notify();
+    } catch (const std::exception& err) {
+      log::error(what + " failed; retrying", {{"error", err.what()}});
+      for (int i = 0; i < 10 && !stop; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
 }
 
 }  // namespace scribe::db

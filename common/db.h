@@ -1,5 +1,7 @@
 #pragma once
+#include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <pqxx/pqxx>
@@ -23,6 +25,14 @@ struct Statement {
 const std::vector<const Statement*>& all_statements();
 
 std::unique_ptr<pqxx::connection> open_connection(const std::string& url, bool prepare = true);
+
+// Blocks until `stop`: LISTENs on `channel` on a connection of its own and
+// calls `on_notify` for every notification (from this thread). A lost
+// connection is logged under `what` and opened again a second later. The
+// waiters that wake on a NOTIFY (pipeline workers, webhook senders) run it on
+// a thread each.
+void listen_until(const std::string& url, const std::string& channel, const std::string& what,
+                  const std::atomic<bool>& stop, const std::function<void()>& on_notify);
 
 class Pool;
 

@@ -54,12 +54,6 @@ const db::Statement kHealthFailure{
     "disabled_at = coalesce(webhook_health.disabled_at, case when webhook_health.consecutive_failures + 1 >= $2 "
     "then now() end) returning disabled_at is not null"};
 
-class WebhooksWakeup final : public pqxx::notification_receiver {
- public:
-  explicit WebhooksWakeup(pqxx::connection_base& c) : pqxx::notification_receiver(c, "scribe_webhooks") {}
-  void operator()(const std::string&, int) override {}
-};
-
 struct Attempt {
   long status = 0;       // 0: no HTTP response
   std::string error;     // empty on success
@@ -198,22 +192,11 @@ int WebhookDispatcher::deliver_due(pqxx::connection& conn, const HttpClient& cli
 // One connection LISTENs for the outbox projection's NOTIFY and wakes the
 // senders; they also look on their own every `poll`, for retries coming due.
 void WebhookDispatcher::listen() {
-  while (!stopping_) {
-    try {
-      auto conn = db::open_connection(url_, false);
-      WebhooksWakeup wakeup(*conn);
-      while (!stopping_) {
-        if (conn->await_notification(0, 200000) > 0) {
-          std::lock_guard lock(mu_);
-          ++wakeups_;
-          cv_.notify_all();
-        }
-      }
-    } catch (const std::exception& err) {
-      log::error("webhook listener failed; retrying", {{"error", err.what()}});
-      std::this_thread::sleep_for(std::chrono::seconds(1));
-    }
-  }
+  db::listen_until(url_, "scribe_webhooks", "webhook listener", stopping_, [this] {
+    std::lock_guard lock(mu_);
+    ++wakeups_;
+    cv_.notify_all();
+  });
 }
 
 void WebhookDispatcher::send_loop() {

@@ -14,7 +14,6 @@
 #include "common/object_store.h"
 #include "domain/plans.h"
 #include "domain/transcript_artifact.h"
-#include "eventstore/wakeup.h"
 
 namespace scribe::pipeline {
 namespace {
@@ -122,22 +121,11 @@ void Worker::stop() {
 // measured 0.87 s of pickup at the 1 s poll). The poll stays as the fallback
 // for a missed notification.
 void Worker::listen() {
-  while (!stopping_) {
-    try {
-      auto conn = db::open_connection(url_, false);
-      es::EventsWakeup wakeup(*conn);
-      while (!stopping_)
-        if (conn->await_notification(0, 200000) > 0) {
-          std::lock_guard lock(mu_);
-          ++wakeups_;
-          cv_.notify_all();
-        }
-    } catch (const std::exception& e) {
-      log::warn("worker wakeup listener failed; retrying", {{"error", e.what()}});
-      std::unique_lock lock(mu_);
-      cv_.wait_for(lock, std::chrono::seconds(1), [&] { return stopping_.load(); });
-    }
-  }
+  db::listen_until(url_, "scribe_events", "worker wakeup listener", stopping_, [this] {
+    std::lock_guard lock(mu_);
+    ++wakeups_;
+    cv_.notify_all();
+  });
 }
 
 void Worker::loop(int slot) {
