@@ -223,7 +223,7 @@ TEST_F(SearchTest, ARetriedTranscriptionKeepsOnlyItsLatestSegments) {
   // A TranscriptionRetried clears what a completion left, whatever the order
   // of attempts (the projection alone, in a transaction that is rolled back).
   pqxx::work txn(*conn);
-  es::RecordedEvent retried;
+  eventstore::RecordedEvent retried;
   retried.type = events::kTranscriptionRetried;
   retried.data = {{"transcription_id", id}, {"attempt", 3}};
   projections::find("search")->apply(txn, retried);

@@ -8,7 +8,7 @@
 
 // Command-line parsing shared by the subcommands: positional words and
 // --name value / --name=value options. Unknown options are an error.
-namespace scribe::cli {
+namespace scribe::app {
 
 struct Args {
   std::vector<std::string> positional;
@@ -40,4 +40,4 @@ int routes(int argc, char** argv);
 int transcribe(int argc, char** argv);
 int lm(int argc, char** argv);
 
-}  // namespace scribe::cli
+}  // namespace scribe::app

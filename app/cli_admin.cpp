@@ -9,7 +9,7 @@
 #include "common/log.h"
 #include "projections/projection.h"
 
-namespace scribe::cli {
+namespace scribe::app {
 namespace {
 
 const char* kHelp =
@@ -152,4 +152,4 @@ int admin(int argc, char** argv) {
   return 0;
 }
 
-}  // namespace scribe::cli
+}  // namespace scribe::app

@@ -2,7 +2,7 @@
 
 #include "app/cli.h"
 
-namespace scribe::cli {
+namespace scribe::app {
 
 const std::vector<std::string> kCommonOptions = {"database-url", "log-level"};
 const char* kCommonHelp =
@@ -67,4 +67,4 @@ void apply_common(const Args& args, Config& cfg) {
   if (auto v = args.get("log-level")) cfg.log_level = *v;
 }
 
-}  // namespace scribe::cli
+}  // namespace scribe::app

@@ -10,7 +10,7 @@
 #include "projections/runner.h"
 #include "domain/events.h"
 
-namespace scribe::cli {
+namespace scribe::app {
 namespace {
 
 const db::Statement kAccountIds{"audit.account_ids",
@@ -85,9 +85,9 @@ int audit(int argc, char** argv) {
     for (const auto& r : txn.exec_prepared(kAccountIds.name)) ids.push_back(r[0].as<int64_t>());
   }
   int differences = 0;
-  const es::GlobalPosition ledger_checkpoint = projections::checkpoint(txn, "wallet_ledger");
+  const eventstore::GlobalPosition ledger_checkpoint = projections::checkpoint(txn, "wallet_ledger");
   for (int64_t id : ids) {
-    auto events = es::EventStore::read_stream(txn, account::stream_id(id));
+    auto events = eventstore::EventStore::read_stream(txn, account::stream_id(id));
     account::State state = account::fold(events);
     // Counted here from the events themselves, not with the projection's code,
     // so that a bug in the projection cannot hide from the audit. The ledger
@@ -138,4 +138,4 @@ int audit(int argc, char** argv) {
   return differences == 0 ? 0 : 1;
 }
 
-}  // namespace scribe::cli
+}  // namespace scribe::app

@@ -6,10 +6,10 @@
 #include <iostream>
 
 #include "app/cli.h"
-#include "pipeline/ngram_lm.h"
-#include "pipeline/pocketsphinx_engine.h"
+#include "speech/ngram_lm.h"
+#include "speech/pocketsphinx_engine.h"
 
-namespace scribe::cli {
+namespace scribe::app {
 
 int lm(int argc, char** argv) {
   auto args = parse(argc, argv, 2, {"base", "other", "weight", "out"});
@@ -23,25 +23,25 @@ int lm(int argc, char** argv) {
   }
   const auto weight = whole_number(args.require("weight"));
   if (!weight || !(*weight >= 0 && *weight <= 1)) throw std::invalid_argument("--weight must be a number from 0 to 1");
-  const std::string base = args.get("base").value_or(pipeline::PocketSphinxOptions::from_env().language_model_path());
+  const std::string base = args.get("base").value_or(speech::PocketSphinxOptions::from_env().language_model_path());
   const std::string out = args.require("out");
   const std::string other = args.require("other");
 
-  auto a = pipeline::read_sphinx_trie(base);
-  auto b = pipeline::read_arpa(other);
-  auto mixed = pipeline::interpolate(a, b, *weight);
+  auto a = speech::read_sphinx_trie(base);
+  auto b = speech::read_arpa(other);
+  auto mixed = speech::interpolate(a, b, *weight);
   std::cerr << "mixed " << base << " (" << a.count(1) << " words) with " << other << " ("
             << b.count(1) << " words) at " << *weight << ": " << mixed.count(1) << " words, " << mixed.count(2)
             << " bigrams, " << mixed.count(3) << " trigrams\n";
   if (std::filesystem::path(out).extension() == ".arpa") {
-    pipeline::write_arpa(mixed, out);
+    speech::write_arpa(mixed, out);
     return 0;
   }
   // sphinxbase writes its binary format only from a model it read itself.
   const std::string arpa = out + ".tmp.arpa";
   try {
-    pipeline::write_arpa(mixed, arpa);
-    pipeline::write_sphinx_trie(arpa, out);
+    speech::write_arpa(mixed, arpa);
+    speech::write_sphinx_trie(arpa, out);
   } catch (...) {
     std::filesystem::remove(arpa);
     throw;
@@ -50,4 +50,4 @@ int lm(int argc, char** argv) {
   return 0;
 }
 
-}  // namespace scribe::cli
+}  // namespace scribe::app

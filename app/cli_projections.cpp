@@ -6,7 +6,7 @@
 #include "common/log.h"
 #include "projections/runner.h"
 
-namespace scribe::cli {
+namespace scribe::app {
 
 int projections(int argc, char** argv) {
   auto args = parse(argc, argv, 2, {});
@@ -57,4 +57,4 @@ int projections(int argc, char** argv) {
   throw std::invalid_argument("unknown verb '" + verb + "'");
 }
 
-}  // namespace scribe::cli
+}  // namespace scribe::app

@@ -20,19 +20,19 @@
 #include "app/cli.h"
 #include "common/object_store.h"
 #include "common/url_policy.h"
-#include "pipeline/media_probe.h"
+#include "media/media_probe.h"
 #include "domain/pipelines.h"
-#include "pipeline/openai_asr_engine.h"
-#include "pipeline/pocketsphinx_engine.h"
-#include "pipeline/speech_profile.h"
-#include "pipeline/webhook_dispatcher.h"
-#include "pipeline/worker.h"
+#include "speech/openai_asr_engine.h"
+#include "speech/pocketsphinx_engine.h"
+#include "speech/speech_profile.h"
+#include "workers/webhook_dispatcher.h"
+#include "workers/worker.h"
 #include "common/log.h"
 #include "domain/limits.h"
 #include "eventstore/migrator.h"
 #include "projections/runner.h"
 
-namespace scribe::cli {
+namespace scribe::app {
 namespace {
 
 const char* kServeHelp =
@@ -110,18 +110,18 @@ std::vector<std::unique_ptr<projections::ProjectionRunner>> start_projectors(con
 void wire_media(api::Services& services) {
   auto policy = UrlPolicy::from_env();
   services.check_url = [policy](const std::string& url, const std::string& field) { policy.check(url, field); };
-  auto options = pipeline::MediaProbeOptions::from_env();
+  auto options = media::MediaProbeOptions::from_env();
   const auto preview = std::chrono::seconds(limits::kPreviewStepTimeoutSeconds);
   options.download.total_timeout = std::min(options.download.total_timeout, preview);
   options.ytdlp_timeout = std::min(options.ytdlp_timeout, preview);
   options.ffprobe_timeout = std::min(options.ffprobe_timeout, preview);
   auto work_dir = std::filesystem::temp_directory_path() / "scribe-probe";
   std::filesystem::create_directories(work_dir);
-  auto probe = std::make_shared<pipeline::MediaProbe>(policy, work_dir.string(), options);
+  auto probe = std::make_shared<media::MediaProbe>(policy, work_dir.string(), options);
   services.probe_upload = [options](const std::string& upload_id) -> api::ProbedMedia {
     auto path = object_store().local_path("uploads/" + upload_id);
     if (!path) throw Error::invalid("upload_id", "upload '" + upload_id + "' has no stored file");
-    auto result = pipeline::probe_file(*path, "upload_id", options.ffprobe, options.ffprobe_timeout);
+    auto result = media::probe_file(*path, "upload_id", options.ffprobe, options.ffprobe_timeout);
     return {result.duration_seconds, result.title};
   };
   services.probe = [probe, preview](const std::string& source, const std::string& url) -> api::ProbedMedia {
@@ -144,30 +144,30 @@ void wire_media(api::Services& services) {
 // The recognizers, one per pipeline: PocketSphinx for `standard`, and an
 // operator's OpenAI-compatible server (SCRIBE_OPENAI_ASR_URL) as its own
 // pipeline, which the catalogue then lists. Engines load their models lazily.
-pipeline::Worker::Engines configure_engines() {
-  pipeline::Worker::Engines engines;
+workers::Worker::Engines configure_engines() {
+  workers::Worker::Engines engines;
   // A bad SCRIBE_SPEECH_PROFILE stops start-up here with its own message.
-  auto standard = std::make_shared<pipeline::PocketSphinxFactory>();
-  const auto* profile = pipeline::find_speech_profile(standard->options().profile);
+  auto standard = std::make_shared<speech::PocketSphinxFactory>();
+  const auto* profile = speech::find_speech_profile(standard->options().profile);
   pipelines::set_standard_profile(profile->name, profile->description);
-  engines[pipelines::kDefaultPipeline] = std::make_shared<pipeline::EnginePool>(standard);
-  if (auto external = pipeline::OpenAiAsrOptions::from_env()) {
+  engines[pipelines::kDefaultPipeline] = std::make_shared<speech::EnginePool>(standard);
+  if (auto external = speech::OpenAiAsrOptions::from_env()) {
     pipelines::set_external_languages(external->languages);
     engines[pipelines::kExternalPipeline] =
-        std::make_shared<pipeline::EnginePool>(std::make_shared<pipeline::OpenAiAsrEngineFactory>(*external));
+        std::make_shared<speech::EnginePool>(std::make_shared<speech::OpenAiAsrEngineFactory>(*external));
   }
   return engines;
 }
 
 // The pipeline workers, with the media fetcher's own (longer) download
 // limits rather than the 45 s preview bound.
-std::unique_ptr<pipeline::Worker> start_workers(const Config& cfg, pipeline::Worker::Engines engines) {
-  auto options = pipeline::WorkerOptions::from_env();
+std::unique_ptr<workers::Worker> start_workers(const Config& cfg, workers::Worker::Engines engines) {
+  auto options = workers::WorkerOptions::from_env();
   if (options.slots == 0) return nullptr;
   auto media_dir = std::filesystem::path(options.work_dir) / "media";
   std::filesystem::create_directories(media_dir);
-  auto media = std::make_shared<pipeline::MediaProbe>(UrlPolicy::from_env(), media_dir.string());
-  auto worker = std::make_unique<pipeline::Worker>(cfg.database_url, std::move(engines), media, options);
+  auto media = std::make_shared<media::MediaProbe>(UrlPolicy::from_env(), media_dir.string());
+  auto worker = std::make_unique<workers::Worker>(cfg.database_url, std::move(engines), media, options);
   worker->start();
   return worker;
 }
@@ -228,7 +228,7 @@ class Housekeeping {
 void prepare_database(const Config& cfg, bool migrate) {
   if (!migrate) return;
   auto conn = db::open_connection(cfg.database_url, false);
-  migrator::migrate(*conn);
+  eventstore::migrate(*conn);
 }
 
 }  // namespace
@@ -271,13 +271,13 @@ int serve(int argc, char** argv) {
   api::ApiApp app(services, cfg.db_pool_size);
   // Long-polls are woken by the events themselves: this subscription starts at
   // the head of the log and notifies the waiters of each finished transcription.
-  es::GlobalPosition head;
+  eventstore::GlobalPosition head;
   {
     auto conn = db::open_connection(cfg.database_url);
     pqxx::read_transaction txn(*conn);
-    head = es::EventStore::head(txn);
+    head = eventstore::EventStore::head(txn);
   }
-  es::Subscription wakeups(cfg.database_url, head, [&](const es::RecordedEvent& e) {
+  eventstore::Subscription wakeups(cfg.database_url, head, [&](const eventstore::RecordedEvent& e) {
     if (e.type == events::kTranscriptionCompleted || e.type == events::kTranscriptionFailed ||
         e.type == events::kTranscriptionDeleted)
       waits.notify(api::WaitHandler::key(e.data.at("transcription_id").get<int64_t>()));
@@ -314,9 +314,9 @@ int serve(int argc, char** argv) {
 
   std::vector<std::unique_ptr<projections::ProjectionRunner>> runners;
   if (cfg.run_projectors) runners = start_projectors(cfg);
-  std::unique_ptr<pipeline::Worker> workers;
+  std::unique_ptr<workers::Worker> workers;
   if (!args.flag("no-workers")) workers = start_workers(cfg, std::move(engines));
-  pipeline::WebhookDispatcher dispatcher(cfg.database_url);
+  workers::WebhookDispatcher dispatcher(cfg.database_url);
   dispatcher.start();
   Housekeeping housekeeping(cfg.database_url, env_int("SCRIBE_HOUSEKEEPING_SECONDS", 600));
 
@@ -371,7 +371,7 @@ int worker(int argc, char** argv) {
   std::vector<std::unique_ptr<projections::ProjectionRunner>> runners;
   if (!args.flag("no-projectors")) runners = start_projectors(cfg);
   auto workers = start_workers(cfg, configure_engines());
-  pipeline::WebhookDispatcher dispatcher(cfg.database_url);
+  workers::WebhookDispatcher dispatcher(cfg.database_url);
   dispatcher.start();
   log::info("worker started", {{"projectors", runners.size()}, {"pipeline", workers != nullptr}});
   int sig = 0;
@@ -409,9 +409,9 @@ int migrate(int argc, char** argv) {
   apply_common(args, cfg);
   log::init(cfg.log_level);
   auto conn = db::open_connection(cfg.database_url, false);
-  int n = migrator::migrate(*conn);
+  int n = eventstore::migrate(*conn);
   std::cout << "applied " << n << " migration(s)\n";
   return 0;
 }
 
-}  // namespace scribe::cli
+}  // namespace scribe::app

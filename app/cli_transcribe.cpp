@@ -5,11 +5,11 @@
 #include <iostream>
 
 #include "app/cli.h"
-#include "pipeline/pocketsphinx_engine.h"
-#include "pipeline/transcriber.h"
+#include "speech/pocketsphinx_engine.h"
+#include "speech/transcriber.h"
 #include "domain/transcript_artifact.h"
 
-namespace scribe::cli {
+namespace scribe::app {
 
 int transcribe(int argc, char** argv) {
   auto args = parse(argc, argv, 2, {"language", "text"});
@@ -21,10 +21,10 @@ int transcribe(int argc, char** argv) {
                  "the workers.\n";
     return args.help ? 0 : 2;
   }
-  pipeline::EnginePool engines(std::make_shared<pipeline::PocketSphinxFactory>());
+  speech::EnginePool engines(std::make_shared<speech::PocketSphinxFactory>());
   std::atomic<bool> cancelled{false};
   const auto work = std::filesystem::temp_directory_path() / "scribe-transcribe";
-  auto r = pipeline::transcribe(engines,
+  auto r = speech::transcribe(engines,
                                 {args.positional[0], args.get("language").value_or("auto"), std::nullopt, work.string()},
                                 nullptr, cancelled);
   if (args.flag("text")) {
@@ -50,4 +50,4 @@ int transcribe(int argc, char** argv) {
   return 0;
 }
 
-}  // namespace scribe::cli
+}  // namespace scribe::app

@@ -32,15 +32,15 @@ int main(int argc, char** argv) {
   }
   std::string cmd = argv[1];
   try {
-    if (cmd == "serve") return scribe::cli::serve(argc, argv);
-    if (cmd == "worker") return scribe::cli::worker(argc, argv);
-    if (cmd == "migrate") return scribe::cli::migrate(argc, argv);
-    if (cmd == "projections") return scribe::cli::projections(argc, argv);
-    if (cmd == "audit") return scribe::cli::audit(argc, argv);
-    if (cmd == "admin") return scribe::cli::admin(argc, argv);
-    if (cmd == "routes") return scribe::cli::routes(argc, argv);
-    if (cmd == "transcribe") return scribe::cli::transcribe(argc, argv);
-    if (cmd == "lm") return scribe::cli::lm(argc, argv);
+    if (cmd == "serve") return scribe::app::serve(argc, argv);
+    if (cmd == "worker") return scribe::app::worker(argc, argv);
+    if (cmd == "migrate") return scribe::app::migrate(argc, argv);
+    if (cmd == "projections") return scribe::app::projections(argc, argv);
+    if (cmd == "audit") return scribe::app::audit(argc, argv);
+    if (cmd == "admin") return scribe::app::admin(argc, argv);
+    if (cmd == "routes") return scribe::app::routes(argc, argv);
+    if (cmd == "transcribe") return scribe::app::transcribe(argc, argv);
+    if (cmd == "lm") return scribe::app::lm(argc, argv);
   } catch (const std::invalid_argument& err) {
     std::cerr << "scribe " << cmd << ": " << err.what() << "\n(see 'scribe " << cmd << " --help')\n";
     return 2;

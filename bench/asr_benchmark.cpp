@@ -54,7 +54,7 @@
 // over low pink noise). Comparisons used every second prompt (209 prompts,
 // 1,600 words; 110 onset clips, 1,700 words). Three changes, in order:
 //   1. Voice activity: a run of speech takes in the loud sound next to it
-//      (pipeline/vad.cpp, "Neighbouring phrases"). Last session's note had
+//      (speech/vad.cpp, "Neighbouring phrases"). Last session's note had
 //      seen on LibriVox -0880 that the detector dropped a first phrase; no
 //      tuning clip reproduced it (the onset clips keep their first prompt with
 //      or without the change), so this change rests on a principle (a dropped
@@ -64,7 +64,7 @@
 //      instead of 2.1% of the music frames called speech). Tuning set:
 //      prompts 34.9% -> 35.3%, onsets 18.6% -> 18.8% (within noise).
 //      LibriVox, run once after: 31.0% -> 26.8% (-0880 6 -> 3 errors).
-//   2. Vocal tract length normalization (pipeline/frequency_warp.h). Decoding
+//   2. Vocal tract length normalization (speech/frequency_warp.h). Decoding
 //      each prompt whole at fixed warps gave 39.1% (0.88), 35.4% (1.0), 30.9%
 //      (1.12), 28.4% (1.18): large differences, so the warp is worth choosing
 //      per recording. Choosing by the decoder's best-path acoustic score gave
@@ -98,13 +98,13 @@
 // asked for again is taken as already set, so that engine's front end came
 // out unwarped; (b) warped front ends kept their noise estimate from the
 // previous piece (fe_start_utt does not reset it). Both are fixed
-// (pipeline/frequency_warp.cpp, make_front_end and cepstra) with tests that
+// (speech/frequency_warp.cpp, make_front_end and cepstra) with tests that
 // fail on the old code; two parallel runs now agree to the word. With the fix:
 // prompts 28.8% -> 27.6% (442), onsets 16.1% -> 14.5% (246), flite prose 92,
 // cards 1 error. So some comparisons above were made with a noisy pipeline
 // (those on whole clips, decoded by one decoder per setting, were not).
 // Then, on the fixed pipeline:
-//   - warp candidates up to 1.30 (pipeline/frequency_warp.h): prompts 433,
+//   - warp candidates up to 1.30 (speech/frequency_warp.h): prompts 433,
 //     onsets 246, flite prose 90, cards 1; 1.36 added nothing. Kept.
 //   - no prior on the warp: prompts 438, but cards 4 errors (the "four of
 //     clubs" case again). The prior stays 0.2.
@@ -206,7 +206,7 @@
 // above (weight 0.1) was also run on LibriVox once, as a go/no-go for that
 // direction: 26.8% ("prudently" right, "unless" -> "hello study").
 //
-// 2026-11-25, issue 23: speed. The profiles of pipeline/speech_profile.cpp
+// 2026-11-25, issue 23: speed. The profiles of speech/speech_profile.cpp
 // were chosen on a CPU/error curve: CPU seconds of `scribe transcribe` (one
 // decoding thread) on 121 s of flite prose against pocketsphinx_continuous
 // with its defaults on the same file in the same hour (17.93 CPU s), and the
@@ -254,13 +254,13 @@
 #include "bench/bench_util.h"
 #include "bench/speech_reference.h"
 #include "common/json.h"
-#include "pipeline/pocketsphinx_engine.h"
-#include "pipeline/transcriber.h"
+#include "speech/pocketsphinx_engine.h"
+#include "speech/transcriber.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-using namespace scribe::pipeline;
+using namespace scribe::speech;
 using scribe::Json;
 using scribe::bench::Clock;
 

@@ -92,7 +92,7 @@ inline std::string fresh_database(const std::string& base_url, const std::string
   }
   const std::string url = with_database(base_url, dbname);
   auto conn = db::open_connection(url, false);
-  migrator::migrate(*conn);
+  eventstore::migrate(*conn);
   return url;
 }
 

@@ -43,7 +43,7 @@
 namespace {
 
 using scribe::bench::Clock;
-namespace es = scribe::es;
+namespace eventstore = scribe::eventstore;
 
 struct WriterResult {
   std::vector<double> latencies_ms;  // measured appends only
@@ -90,10 +90,10 @@ void writer(const Config& cfg, int index, std::atomic<int>& ready, std::atomic<b
         ++stream_no;
         version = 0;
       }
-      std::vector<es::NewEvent> events;
+      std::vector<eventstore::NewEvent> events;
       events.reserve(static_cast<std::size_t>(cfg.batch));
       for (int i = 0; i < cfg.batch; ++i) {
-        es::NewEvent e;
+        eventstore::NewEvent e;
         e.type = scribe::events::kWalletDeposited;
         e.data = {{"account_id", 1000000 + index},
                   {"amount_micros", 1'000'000},
@@ -103,15 +103,15 @@ void writer(const Config& cfg, int index, std::atomic<int>& ready, std::atomic<b
       }
       try {
         if (cfg.path == "grouped") {
-          es::EventStore::append_and_commit(
-              *conn, {{prefix + std::to_string(stream_no), es::ExpectedVersion::exact(version), std::move(events)}});
+          eventstore::EventStore::append_and_commit(
+              *conn, {{prefix + std::to_string(stream_no), eventstore::ExpectedVersion::exact(version), std::move(events)}});
         } else {
           pqxx::work txn(*conn);
-          es::EventStore::append(txn, prefix + std::to_string(stream_no), es::ExpectedVersion::exact(version),
+          eventstore::EventStore::append(txn, prefix + std::to_string(stream_no), eventstore::ExpectedVersion::exact(version),
                                  std::move(events));
-          scribe::es::EventStore::commit(txn);
+          scribe::eventstore::EventStore::commit(txn);
         }
-      } catch (const es::ConcurrencyError&) {
+      } catch (const eventstore::ConcurrencyError&) {
         ++out.conflicts;  // cannot happen (own streams); counted to prove it
         continue;
       }
@@ -180,10 +180,10 @@ int main() {
     const int stream_events = static_cast<int>(scribe::bench::env_double("SCRIBE_BENCH_STREAM_EVENTS", 1000));
     const std::string label = scribe::bench::env_or("SCRIBE_BENCH_LABEL", "");
     const int leaders = static_cast<int>(scribe::bench::env_double("SCRIBE_BENCH_GROUP_LEADERS", 0));
-    if (leaders > 0) es::EventStore::set_group_commit_leaders(leaders);
+    if (leaders > 0) eventstore::EventStore::set_group_commit_leaders(leaders);
     {
       auto conn = scribe::db::open_connection(url, false);
-      scribe::migrator::migrate(*conn);
+      scribe::eventstore::migrate(*conn);
     }
     const std::string run_id = std::to_string(getpid()) + "-" +
                                std::to_string(std::chrono::system_clock::now().time_since_epoch().count() % 1000000007);
@@ -202,9 +202,9 @@ int main() {
         for (int writers : writer_counts) configs.emplace_back(path, batch, writers);
     for (const auto& [path, batch, writers] : configs) {
       Config cfg{url, run_id, path, writers, batch, std::max(stream_events, batch), warmup_s, measure_s};
-      auto before = es::EventStore::group_commit_stats();
+      auto before = eventstore::EventStore::group_commit_stats();
       Row r = run_config(cfg);
-      auto after = es::EventStore::group_commit_stats();
+      auto after = eventstore::EventStore::group_commit_stats();
       // Units per transaction over the whole configuration (warm-up too).
       const double per_txn = path == "grouped" && after.batches > before.batches
                                  ? static_cast<double>(after.units - before.units) /

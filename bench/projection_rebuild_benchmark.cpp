@@ -57,7 +57,7 @@ namespace {
 
 using scribe::bench::Clock;
 using scribe::bench::seconds_since;
-namespace es = scribe::es;
+namespace eventstore = scribe::eventstore;
 
 std::vector<std::string> g_json;
 
@@ -212,11 +212,11 @@ void verify_ledger(pqxx::connection& conn, const std::string& table, int64_t exp
 }
 
 int64_t read_only(pqxx::connection& conn, int batch) {
-  es::GlobalPosition from;
+  eventstore::GlobalPosition from;
   int64_t total = 0;
   for (;;) {
     pqxx::work txn(conn);
-    auto events = es::EventStore::read_all(txn, from, batch);
+    auto events = eventstore::EventStore::read_all(txn, from, batch);
     txn.commit();
     if (events.empty()) return total;
     total += static_cast<int64_t>(events.size());
@@ -233,12 +233,12 @@ const char* kReadAll =
     "and e.tx < pg_snapshot_xmin(pg_current_snapshot()) "
     "order by e.tx, e.position limit $3";
 
-std::vector<es::RecordedEvent> bench_read_all(pqxx::transaction_base& txn, es::GlobalPosition after, int limit) {
+std::vector<eventstore::RecordedEvent> bench_read_all(pqxx::transaction_base& txn, eventstore::GlobalPosition after, int limit) {
   auto res = txn.exec_prepared("bench.read_all", std::to_string(after.tx), after.position, limit);
-  std::vector<es::RecordedEvent> out;
+  std::vector<eventstore::RecordedEvent> out;
   out.reserve(res.size());
   for (const auto& r : res) {
-    es::RecordedEvent e;
+    eventstore::RecordedEvent e;
     e.global.position = r[0].as<int64_t>();
     e.global.tx = std::stoull(r[1].c_str());
     e.stream_id = r[2].c_str();
@@ -298,7 +298,7 @@ int64_t prototype_rebuild(pqxx::connection& conn, const Variant& v, Phases& ph) 
         "set last_tx = '0'::xid8, last_position = 0");
     txn.commit();
   }
-  es::GlobalPosition from;
+  eventstore::GlobalPosition from;
   int64_t total = 0;
   std::unordered_map<int64_t, int64_t> balance;  // carried across batches with Balances::Memory
   for (;;) {
@@ -398,7 +398,7 @@ int64_t prototype_rebuild(pqxx::connection& conn, const Variant& v, Phases& ph) 
 // The ledger's original apply: one INSERT (with its balance subquery) per event.
 int64_t per_event_insert(pqxx::connection& conn, int64_t limit, int batch) {
   create_bench_ledger(conn, true);
-  es::GlobalPosition from;
+  eventstore::GlobalPosition from;
   int64_t total = 0;
   while (total < limit) {
     pqxx::work txn(conn);

@@ -21,7 +21,7 @@
 // on each side. The detector's 0.3 s hangover therefore costs it a little
 // precision by design.
 //
-// Tuning and report sets are kept apart: the weights in pipeline/vad.cpp were
+// Tuning and report sets are kept apart: the weights in speech/vad.cpp were
 // fitted on the flite voices slt, rms and awb speaking ten Harvard sentences
 // ("The birch canoe slid on the smooth planks.", "Glue the sheet to the dark
 // blue background.", ... "A large size in stockings is hard to sell."), with
@@ -46,14 +46,14 @@
 #include <vector>
 
 #include "bench/bench_util.h"
-#include "pipeline/audio_decoder.h"
-#include "pipeline/vad.h"
+#include "media/audio_decoder.h"
+#include "speech/vad.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-using scribe::pipeline::kFrameSamples;
-using scribe::pipeline::kSampleRate;
+using scribe::speech::kFrameSamples;
+using scribe::media::kSampleRate;
 using Pcm = std::vector<int16_t>;
 
 const char* kReportSentences[] = {
@@ -77,7 +77,7 @@ void sh(const std::string& command) {
 
 Pcm load(const std::string& path) {
   Pcm pcm;
-  scribe::pipeline::decode_audio(path, [&](const int16_t* s, size_t n) { pcm.insert(pcm.end(), s, s + n); });
+  scribe::media::decode_audio(path, [&](const int16_t* s, size_t n) { pcm.insert(pcm.end(), s, s + n); });
   return pcm;
 }
 
@@ -148,7 +148,7 @@ double g_audio_seconds = 0;
 
 std::vector<uint8_t> detect(const Pcm& pcm) {
   const auto t0 = std::chrono::steady_clock::now();
-  scribe::pipeline::VoiceActivityDetector vad;
+  scribe::speech::VoiceActivityDetector vad;
   for (size_t i = 0; i < pcm.size(); i += 4096) vad.feed(pcm.data() + i, std::min<size_t>(4096, pcm.size() - i));
   auto flags = vad.finish();
   g_vad_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -29,14 +29,14 @@ Json Meta::to_json() const {
 }
 
 account::State load_account(pqxx::transaction_base& txn, int64_t account_id) {
-  return account::fold(es::EventStore::read_stream(txn, account::stream_id(account_id)));
+  return account::fold(eventstore::EventStore::read_stream(txn, account::stream_id(account_id)));
 }
 
-std::vector<es::RecordedEvent> execute_on_account(
+std::vector<eventstore::RecordedEvent> execute_on_account(
     pqxx::connection& conn, int64_t account_id,
-    const std::function<std::vector<es::NewEvent>(const account::State&)>& decide, const Meta& meta) {
+    const std::function<std::vector<eventstore::NewEvent>(const account::State&)>& decide, const Meta& meta) {
   return retry_on_conflict(
-      [&]() -> std::vector<es::RecordedEvent> {
+      [&]() -> std::vector<eventstore::RecordedEvent> {
         // Read, decide, then append at the version read: the append commits in a
         // transaction shared with concurrent commands (group commit), and the
         // expected version makes a decision on a stale read fail and start over.
@@ -48,8 +48,8 @@ std::vector<es::RecordedEvent> execute_on_account(
         auto events = decide(state);
         if (events.empty()) return {};
         for (auto& e : events) e.metadata = meta.to_json();
-        return es::EventStore::append_and_commit(
-            conn, {{account::stream_id(account_id), es::ExpectedVersion::exact(state.version), std::move(events)}});
+        return eventstore::EventStore::append_and_commit(
+            conn, {{account::stream_id(account_id), eventstore::ExpectedVersion::exact(state.version), std::move(events)}});
       },
       "account is too busy; retry the request");
 }
@@ -63,7 +63,7 @@ int64_t open_account(pqxx::connection& conn, const std::string& email, plans::Ti
   int64_t id = next_id(conn, kNextAccountId);
   auto events = account::open(id, email, plan);
   for (auto& e : events) e.metadata = meta.to_json();
-  es::EventStore::append_and_commit(conn, {{account::stream_id(id), es::ExpectedVersion::no_stream(), std::move(events)}});
+  eventstore::EventStore::append_and_commit(conn, {{account::stream_id(id), eventstore::ExpectedVersion::no_stream(), std::move(events)}});
   return id;
 }
 

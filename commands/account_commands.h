@@ -19,9 +19,9 @@ struct Meta {
   Json to_json() const;
 };
 
-std::vector<es::RecordedEvent> execute_on_account(
+std::vector<eventstore::RecordedEvent> execute_on_account(
     pqxx::connection& conn, int64_t account_id,
-    const std::function<std::vector<es::NewEvent>(const account::State&)>& decide, const Meta& meta);
+    const std::function<std::vector<eventstore::NewEvent>(const account::State&)>& decide, const Meta& meta);
 
 account::State load_account(pqxx::transaction_base& txn, int64_t account_id);
 

@@ -17,7 +17,7 @@ auto retry_on_conflict(Attempt&& attempt, const char* busy) -> decltype(attempt(
   for (int tries = 1;; ++tries) {
     try {
       return attempt();
-    } catch (const es::ConcurrencyError&) {
+    } catch (const eventstore::ConcurrencyError&) {
       if (tries >= kMaxConflictRetries) throw Error("internal_error", busy);
     }
   }

@@ -22,7 +22,7 @@ const db::Statement kUploadOf{"commands.upload_of",
 const db::Statement kUploadUsers{"commands.upload_users",
                                  "select count(*) from transcriptions where upload_id = $1"};
 const db::Statement kNextId{"commands.next_transcription_id", "select nextval('transcription_ids')"};
-// Waiting jobs: those no worker holds a live lease on (pipeline/job_queue.cpp).
+// Waiting jobs: those no worker holds a live lease on (workers/job_queue.cpp).
 const db::Statement kQueued{"commands.queued_jobs",
                             "select count(*) from jobs j where j.account_id = $1 and not exists "
                             "(select 1 from job_leases l where l.transcription_id = j.transcription_id "
@@ -35,7 +35,7 @@ int64_t next_transcription_id(pqxx::connection& conn) {
   return txn.exec_prepared1(kNextId.name)[0].as<int64_t>();
 }
 
-void stamp(std::vector<es::NewEvent>& events, const Meta& meta) {
+void stamp(std::vector<eventstore::NewEvent>& events, const Meta& meta) {
   for (auto& e : events) e.metadata = meta.to_json();
 }
 
@@ -53,7 +53,7 @@ void check_backlog(pqxx::transaction_base& txn, const account::State& acc) {
 struct Accepted {
   account::State account;
   pricing::Quote price;
-  std::vector<es::NewEvent> account_events;
+  std::vector<eventstore::NewEvent> account_events;
 };
 
 Accepted accept(pqxx::work& txn, const Caller& caller, int64_t transcription_id,
@@ -61,7 +61,7 @@ Accepted accept(pqxx::work& txn, const Caller& caller, int64_t transcription_id,
   Accepted a;
   // Creates and retries of one account queue on its stream rather than
   // racing to append and starting over (bench/README.md, lifecycle).
-  es::EventStore::lock_stream(txn, account::stream_id(caller.account_id));
+  eventstore::EventStore::lock_stream(txn, account::stream_id(caller.account_id));
   a.account = load_account(txn, caller.account_id);
   if (!a.account.exists) throw Error("invalid_api_key", "the API key's account no longer exists");
   if (check_length) transcription::check_plan_length(duration_seconds, a.account.plan);
@@ -107,11 +107,11 @@ Priced quote(pqxx::connection& conn, const Caller& caller, const transcription::
   auto q = pricing::quote(*req.duration_seconds, acc.plan);
   int64_t id = next_transcription_id(conn);
   TimePoint expires = now() + kQuoteLifetime;
-  std::vector<es::NewEvent> events = {
+  std::vector<eventstore::NewEvent> events = {
       transcription::quoted(id, caller.account_id, caller.key_id, req, q.billed_seconds, q.charge, expires)};
   stamp(events, caller.meta);
-  es::EventStore::append_and_commit(conn,
-                                    {{transcription::stream_id(id), es::ExpectedVersion::no_stream(), std::move(events)}});
+  eventstore::EventStore::append_and_commit(conn,
+                                    {{transcription::stream_id(id), eventstore::ExpectedVersion::no_stream(), std::move(events)}});
   Priced p = priced(id, *req.duration_seconds, q, acc.plan);
   p.expires_at = expires;
   return p;
@@ -125,16 +125,16 @@ Priced create(pqxx::connection& conn, const Caller& caller, const transcription:
       [&] {
         pqxx::work txn(conn);
         Accepted a = accept(txn, caller, id, 1, *req.duration_seconds, req.max_charge, true);
-        std::vector<es::NewEvent> tr = {transcription::created(id, caller.account_id, caller.key_id, req,
+        std::vector<eventstore::NewEvent> tr = {transcription::created(id, caller.account_id, caller.key_id, req,
                                                                a.price.billed_seconds, a.price.charge,
                                                                transcription::hold_id(id, 1))};
         stamp(tr, caller.meta);
         stamp(a.account_events, caller.meta);
-        es::EventStore::append(
-            txn, {{account::stream_id(caller.account_id), es::ExpectedVersion::exact(a.account.version),
+        eventstore::EventStore::append(
+            txn, {{account::stream_id(caller.account_id), eventstore::ExpectedVersion::exact(a.account.version),
                    std::move(a.account_events)},
-                  {transcription::stream_id(id), es::ExpectedVersion::no_stream(), std::move(tr)}});
-        es::EventStore::commit(txn);
+                  {transcription::stream_id(id), eventstore::ExpectedVersion::no_stream(), std::move(tr)}});
+        eventstore::EventStore::commit(txn);
         return priced(id, *req.duration_seconds, a.price, a.account.plan);
       },
       "the account is too busy; retry the request");
@@ -148,8 +148,8 @@ Priced retry(pqxx::connection& conn, const Caller& caller, int64_t transcription
         // The account's lock first, then the transcription: concurrent retries of
         // one transcription queue here, and each after the first reads it already
         // processing and gets the answer a later retry would (not a hold clash).
-        es::EventStore::lock_stream(txn, account::stream_id(caller.account_id));
-        auto tr = transcription::fold(es::EventStore::read_stream(txn, transcription::stream_id(transcription_id)));
+        eventstore::EventStore::lock_stream(txn, account::stream_id(caller.account_id));
+        auto tr = transcription::fold(eventstore::EventStore::read_stream(txn, transcription::stream_id(transcription_id)));
         if (!tr.exists || tr.deleted || tr.account_id != caller.account_id) throw Error::not_found("transcription");
         if (tr.status != transcription::kFailed)
           throw Error("invalid_request", "only a failed transcription can be retried; this one is " + tr.status,
@@ -157,17 +157,17 @@ Priced retry(pqxx::connection& conn, const Caller& caller, int64_t transcription
         const int next = tr.attempt + 1;
         // The plan's length cap was checked when the transcription was accepted.
         Accepted a = accept(txn, caller, transcription_id, next, tr.duration_seconds, max_charge, false);
-        std::vector<es::NewEvent> tev = {transcription::retried(tr, a.price.billed_seconds, a.price.charge,
+        std::vector<eventstore::NewEvent> tev = {transcription::retried(tr, a.price.billed_seconds, a.price.charge,
                                                                 transcription::hold_id(transcription_id, next),
                                                                 max_charge)};
         stamp(tev, caller.meta);
         stamp(a.account_events, caller.meta);
-        es::EventStore::append(
-            txn, {{account::stream_id(caller.account_id), es::ExpectedVersion::exact(a.account.version),
+        eventstore::EventStore::append(
+            txn, {{account::stream_id(caller.account_id), eventstore::ExpectedVersion::exact(a.account.version),
                    std::move(a.account_events)},
-                  {transcription::stream_id(transcription_id), es::ExpectedVersion::exact(tr.version),
+                  {transcription::stream_id(transcription_id), eventstore::ExpectedVersion::exact(tr.version),
                    std::move(tev)}});
-        es::EventStore::commit(txn);
+        eventstore::EventStore::commit(txn);
         return priced(transcription_id, tr.duration_seconds, a.price, a.account.plan);
       },
       "the account is too busy; retry the request");
@@ -189,30 +189,30 @@ void remove(pqxx::connection& conn, const Caller& caller, int64_t transcription_
       [&] {
         pqxx::work txn(conn);
         const std::string sid = transcription::stream_id(transcription_id);
-        auto tr = transcription::fold(es::EventStore::read_stream(txn, sid));
+        auto tr = transcription::fold(eventstore::EventStore::read_stream(txn, sid));
         if (!tr.exists || tr.deleted || tr.account_id != caller.account_id) throw Error::not_found("transcription");
         auto acc = load_account(txn, caller.account_id);
-        std::vector<es::StreamAppend> appends;
-        std::vector<es::NewEvent> tev = {transcription::deleted(tr)};
+        std::vector<eventstore::StreamAppend> appends;
+        std::vector<eventstore::NewEvent> tev = {transcription::deleted(tr)};
         stamp(tev, caller.meta);
-        appends.push_back({sid, es::ExpectedVersion::exact(tr.version), std::move(tev)});
+        appends.push_back({sid, eventstore::ExpectedVersion::exact(tr.version), std::move(tev)});
         if (transcription::is_active(tr.status) && tr.hold) {
           auto release = wallet::release_hold(acc, *tr.hold);
           if (!release.empty()) {
             stamp(release, caller.meta);
-            appends.push_back({account::stream_id(caller.account_id), es::ExpectedVersion::exact(acc.version),
+            appends.push_back({account::stream_id(caller.account_id), eventstore::ExpectedVersion::exact(acc.version),
                                std::move(release)});
           }
         }
-        es::EventStore::append(txn, appends);
-        es::EventStore::redact_stream(txn, sid, [](const std::string&, const Json& data) {
+        eventstore::EventStore::append(txn, appends);
+        eventstore::EventStore::redact_stream(txn, sid, [](const std::string&, const Json& data) {
           Json out = Json::object();
           for (const char* k : kept)
             if (data.contains(k)) out[k] = data.at(k);
           out["redacted"] = true;
           return out;
         });
-        es::EventStore::commit(txn);
+        eventstore::EventStore::commit(txn);
         // Stored objects go after the commit: a crash in between leaves files
         // nothing refers to, never a transcript that refers to nothing. The
         // uploaded media goes too, unless another transcription still uses it.
@@ -235,7 +235,7 @@ namespace {
 std::optional<std::pair<transcription::State, account::State>> current_attempt(pqxx::connection& conn,
                                                                                int64_t transcription_id, int attempt) {
   pqxx::read_transaction txn(conn);
-  auto tr = transcription::fold(es::EventStore::read_stream(txn, transcription::stream_id(transcription_id)));
+  auto tr = transcription::fold(eventstore::EventStore::read_stream(txn, transcription::stream_id(transcription_id)));
   if (!tr.exists || tr.deleted || tr.attempt != attempt || tr.status != transcription::kProcessing)
     return std::nullopt;
   auto acc = load_account(txn, tr.account_id);
@@ -243,7 +243,7 @@ std::optional<std::pair<transcription::State, account::State>> current_attempt(p
 }
 
 // Appends the outcome of attempt `attempt` and settles its hold.
-bool finish_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt, es::NewEvent outcome,
+bool finish_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt, eventstore::NewEvent outcome,
                     std::optional<double> measured_duration, const Meta& meta) {
   outcome.metadata = meta.to_json();
   return retry_on_conflict(
@@ -261,19 +261,19 @@ bool finish_attempt(pqxx::connection& conn, int64_t transcription_id, int attemp
         money::Micros charge = tr.last_charge;
         if (!measured_duration) measured_duration = tr.measured_seconds;
         if (measured_duration) charge = pricing::quote(*measured_duration, acc.plan).charge;
-        std::vector<es::NewEvent> settle;
+        std::vector<eventstore::NewEvent> settle;
         if (tr.hold) settle = wallet::settle_hold(acc, *tr.hold, charge, now());
         for (auto& e : settle) e.metadata = meta.to_json();
         // The outcome records what was really charged, so reads show the charge
         // rather than the hold.
-        es::NewEvent recorded = outcome;
+        eventstore::NewEvent recorded = outcome;
         recorded.data["charge_micros"] = settle.empty() ? 0 : settle.front().data.at("charged_micros").get<int64_t>();
         if (measured_duration)
           recorded.data["billed_seconds"] = pricing::billed_seconds(*measured_duration);
-        std::vector<es::StreamAppend> appends = {{sid, es::ExpectedVersion::exact(tr.version), {recorded}}};
+        std::vector<eventstore::StreamAppend> appends = {{sid, eventstore::ExpectedVersion::exact(tr.version), {recorded}}};
         if (!settle.empty())
-          appends.push_back({account::stream_id(tr.account_id), es::ExpectedVersion::exact(acc.version), settle});
-        es::EventStore::append_and_commit(conn, std::move(appends));
+          appends.push_back({account::stream_id(tr.account_id), eventstore::ExpectedVersion::exact(acc.version), settle});
+        eventstore::EventStore::append_and_commit(conn, std::move(appends));
         return true;
       },
       "the transcription is busy; retry");
@@ -293,14 +293,14 @@ Measurement measure_attempt(pqxx::connection& conn, int64_t transcription_id, in
         if (decision.outcome == measurement::Outcome::AlreadyMeasured) return Measurement::Go;
         stamp(decision.transcription_events, meta);
         stamp(decision.account_events, meta);
-        std::vector<es::StreamAppend> appends = {
-            {sid, es::ExpectedVersion::exact(tr.version), std::move(decision.transcription_events)}};
+        std::vector<eventstore::StreamAppend> appends = {
+            {sid, eventstore::ExpectedVersion::exact(tr.version), std::move(decision.transcription_events)}};
         // The account's version is checked even when only the fair-use record
         // changes, so the decision is never made on a stale wallet.
         if (!decision.account_events.empty())
-          appends.push_back({account::stream_id(tr.account_id), es::ExpectedVersion::exact(acc.version),
+          appends.push_back({account::stream_id(tr.account_id), eventstore::ExpectedVersion::exact(acc.version),
                              std::move(decision.account_events)});
-        es::EventStore::append_and_commit(conn, std::move(appends));
+        eventstore::EventStore::append_and_commit(conn, std::move(appends));
         return decision.outcome == measurement::Outcome::Refused ? Measurement::Refused : Measurement::Go;
       },
       "the transcription is busy; retry");
@@ -336,13 +336,13 @@ bool record_stage(pqxx::connection& conn, int64_t transcription_id, int attempt,
         transcription::State tr;
         {
           pqxx::read_transaction txn(conn);
-          tr = transcription::fold(es::EventStore::read_stream(txn, sid));
+          tr = transcription::fold(eventstore::EventStore::read_stream(txn, sid));
         }
         auto event = transcription::stage_changed(tr, attempt, stage);
         if (!event) return false;
         if (tr.stage == stage) return true;
         event->metadata = meta.to_json();
-        es::EventStore::append_and_commit(conn, {{sid, es::ExpectedVersion::exact(tr.version), {*event}}});
+        eventstore::EventStore::append_and_commit(conn, {{sid, eventstore::ExpectedVersion::exact(tr.version), {*event}}});
         return true;
       },
       "the transcription is busy; retry");

@@ -17,20 +17,20 @@ const db::Statement kNextWebhookId{"commands.next_webhook_id", "select nextval('
 // Writers of one key queue on the stream's lock (test requests come in
 // bursts); a writer that appends without it still makes the append fail, and
 // the decision is then made again on the new state.
-std::vector<es::RecordedEvent> execute_on_webhook(
+std::vector<eventstore::RecordedEvent> execute_on_webhook(
     pqxx::connection& conn, int64_t key_id,
-    const std::function<std::optional<es::NewEvent>(const webhook::State&)>& decide, const Meta& meta) {
+    const std::function<std::optional<eventstore::NewEvent>(const webhook::State&)>& decide, const Meta& meta) {
   const std::string sid = webhook::stream_id(key_id);
   return retry_on_conflict(
-      [&]() -> std::vector<es::RecordedEvent> {
+      [&]() -> std::vector<eventstore::RecordedEvent> {
         pqxx::work txn(conn);
-        es::EventStore::lock_stream(txn, sid);
-        auto state = webhook::fold(es::EventStore::read_stream(txn, sid));
+        eventstore::EventStore::lock_stream(txn, sid);
+        auto state = webhook::fold(eventstore::EventStore::read_stream(txn, sid));
         auto event = decide(state);
         if (!event) return {};
         event->metadata = meta.to_json();
-        auto recorded = es::EventStore::append(txn, sid, es::ExpectedVersion::exact(state.version), {*event});
-        es::EventStore::commit(txn);
+        auto recorded = eventstore::EventStore::append(txn, sid, eventstore::ExpectedVersion::exact(state.version), {*event});
+        eventstore::EventStore::commit(txn);
         return recorded;
       },
       "webhook is too busy; retry the request");

@@ -37,7 +37,7 @@ class HttpError : public std::runtime_error {
 
 struct DownloadLimits {
   // The largest body accepted. common/ knows no product limit: the media
-  // fetcher sets the spec's upload cap (pipeline/media_probe.h).
+  // fetcher sets the spec's upload cap (media/media_probe.h).
   int64_t max_bytes = INT64_MAX;
   std::chrono::seconds total_timeout{600};    // all hops together
   std::chrono::seconds connect_timeout{20};

@@ -88,27 +88,27 @@ void apply(State& s, const std::string& type, const Json& d) {
   }
 }
 
-State fold(const std::vector<es::RecordedEvent>& events) { return es::fold<State>(events, apply); }
+State fold(const std::vector<eventstore::RecordedEvent>& events) { return eventstore::fold<State>(events, apply); }
 
-std::vector<es::NewEvent> open(int64_t account_id, const std::string& email, plans::Tier plan) {
+std::vector<eventstore::NewEvent> open(int64_t account_id, const std::string& email, plans::Tier plan) {
   if (email.empty() || email.size() > 254 || email.find('@') == std::string::npos)
     throw Error::invalid("email", "email must be an address such as name@example.com");
   return {{events::kAccountOpened, {{"account_id", account_id}, {"email", email}, {"plan", plans::name(plan)}}}};
 }
 
-std::vector<es::NewEvent> deposit(const State& s, money::Micros amount, const std::string& reference) {
+std::vector<eventstore::NewEvent> deposit(const State& s, money::Micros amount, const std::string& reference) {
   if (!s.exists) throw Error::not_found("account");
   if (amount <= 0) throw Error::invalid("amount", "a top-up must be a positive amount");
   return {{events::kWalletDeposited, {{"account_id", s.id}, {"amount_micros", amount}, {"reference", reference}}}};
 }
 
-std::vector<es::NewEvent> change_plan(const State& s, plans::Tier to) {
+std::vector<eventstore::NewEvent> change_plan(const State& s, plans::Tier to) {
   if (!s.exists) throw Error::not_found("account");
   if (s.plan == to) return {};
   return {{events::kPlanChanged, {{"account_id", s.id}, {"from", plans::name(s.plan)}, {"to", plans::name(to)}}}};
 }
 
-std::vector<es::NewEvent> create_key(const State& s, const NewKey& k, TimePoint at) {
+std::vector<eventstore::NewEvent> create_key(const State& s, const NewKey& k, TimePoint at) {
   if (!s.exists) throw Error::not_found("account");
   if (s.active_keys(at) >= limits::kMaxActiveApiKeys)
     throw Error::invalid("api_keys", "an account may have at most " + std::to_string(limits::kMaxActiveApiKeys) +
@@ -130,7 +130,7 @@ std::vector<es::NewEvent> create_key(const State& s, const NewKey& k, TimePoint 
   return {{events::kApiKeyCreated, std::move(d)}};
 }
 
-std::vector<es::NewEvent> revoke_key(const State& s, int64_t key_id) {
+std::vector<eventstore::NewEvent> revoke_key(const State& s, int64_t key_id) {
   auto it = s.keys.find(key_id);
   if (!s.exists || it == s.keys.end()) throw Error::not_found("API key");
   if (it->second.revoked) return {};  // revoking twice changes nothing

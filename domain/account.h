@@ -67,12 +67,12 @@ struct State {
 // Folds one event into the state (evolve). Unknown event types are ignored so
 // that new events do not break old code paths.
 void apply(State& state, const std::string& type, const Json& data);
-State fold(const std::vector<es::RecordedEvent>& events);
+State fold(const std::vector<eventstore::RecordedEvent>& events);
 
 // Decisions: each returns the events to append or throws scribe::Error.
-std::vector<es::NewEvent> open(int64_t account_id, const std::string& email, plans::Tier plan);
-std::vector<es::NewEvent> deposit(const State& s, money::Micros amount, const std::string& reference);
-std::vector<es::NewEvent> change_plan(const State& s, plans::Tier to);
+std::vector<eventstore::NewEvent> open(int64_t account_id, const std::string& email, plans::Tier plan);
+std::vector<eventstore::NewEvent> deposit(const State& s, money::Micros amount, const std::string& reference);
+std::vector<eventstore::NewEvent> change_plan(const State& s, plans::Tier to);
 
 struct NewKey {
   int64_t key_id = 0;
@@ -83,7 +83,7 @@ struct NewKey {
   std::optional<money::Micros> monthly_cap;
   std::optional<TimePoint> expires_at;
 };
-std::vector<es::NewEvent> create_key(const State& s, const NewKey& key, TimePoint at);
-std::vector<es::NewEvent> revoke_key(const State& s, int64_t key_id);
+std::vector<eventstore::NewEvent> create_key(const State& s, const NewKey& key, TimePoint at);
+std::vector<eventstore::NewEvent> revoke_key(const State& s, int64_t key_id);
 
 }  // namespace scribe::account

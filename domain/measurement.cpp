@@ -9,7 +9,7 @@
 namespace scribe::measurement {
 namespace {
 
-es::NewEvent measured_event(const transcription::State& tr, double seconds, int64_t billed, money::Micros held,
+eventstore::NewEvent measured_event(const transcription::State& tr, double seconds, int64_t billed, money::Micros held,
                             const std::optional<std::string>& hold) {
   return {events::kTranscriptionMeasured,
           {{"transcription_id", tr.id},
@@ -20,7 +20,7 @@ es::NewEvent measured_event(const transcription::State& tr, double seconds, int6
            {"hold_id", hold ? Json(*hold) : Json(nullptr)}}};
 }
 
-es::NewEvent corrected_event(const transcription::State& tr, int64_t billed) {
+eventstore::NewEvent corrected_event(const transcription::State& tr, int64_t billed) {
   return {events::kAcceptedSecondsCorrected,
           {{"account_id", tr.account_id},
            {"transcription_id", tr.id},

@@ -36,8 +36,8 @@ enum class Outcome {
 
 struct Decision {
   Outcome outcome = Outcome::AlreadyMeasured;
-  std::vector<es::NewEvent> transcription_events;
-  std::vector<es::NewEvent> account_events;
+  std::vector<eventstore::NewEvent> transcription_events;
+  std::vector<eventstore::NewEvent> account_events;
   std::string code;  // when refused
 };
 

@@ -18,10 +18,10 @@ struct World {
   transcription::State tr;
 };
 
-void apply_account(account::State& s, const std::vector<es::NewEvent>& events) {
+void apply_account(account::State& s, const std::vector<eventstore::NewEvent>& events) {
   for (const auto& e : events) account::apply(s, e.type, e.data);
 }
-void apply_transcription(transcription::State& s, const std::vector<es::NewEvent>& events) {
+void apply_transcription(transcription::State& s, const std::vector<eventstore::NewEvent>& events) {
   for (const auto& e : events) transcription::apply(s, e.type, e.data);
 }
 
@@ -51,7 +51,7 @@ World created(double declared, money::Micros balance, std::optional<money::Micro
   return w;
 }
 
-const es::NewEvent* find(const std::vector<es::NewEvent>& events, const char* type) {
+const eventstore::NewEvent* find(const std::vector<eventstore::NewEvent>& events, const char* type) {
   for (const auto& e : events)
     if (e.type == type) return &e;
   return nullptr;

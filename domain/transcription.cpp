@@ -109,14 +109,14 @@ bool is_pipeline_stage(const std::string& stage) {
   return false;
 }
 
-std::optional<es::NewEvent> stage_changed(const State& s, int attempt, const std::string& stage) {
+std::optional<eventstore::NewEvent> stage_changed(const State& s, int attempt, const std::string& stage) {
   if (!is_pipeline_stage(stage)) throw std::invalid_argument("unknown pipeline stage " + stage);
   if (!s.exists || s.deleted || s.status != kProcessing || s.attempt != attempt) return std::nullopt;
-  return es::NewEvent{events::kTranscriptionStageChanged,
+  return eventstore::NewEvent{events::kTranscriptionStageChanged,
                       {{"transcription_id", s.id}, {"attempt", attempt}, {"stage", stage}}};
 }
 
-State fold(const std::vector<es::RecordedEvent>& events) { return es::fold<State>(events, apply); }
+State fold(const std::vector<eventstore::RecordedEvent>& events) { return eventstore::fold<State>(events, apply); }
 
 std::optional<std::string> clean_title(const std::optional<std::string>& title) {
   if (!title) return std::nullopt;
@@ -225,7 +225,7 @@ void check_max_charge(std::optional<money::Micros> max_charge, money::Micros cha
                 {{"charge_usd", money::to_usd(charge)}, {"max_charge_usd", money::to_usd(*max_charge)}});
 }
 
-es::NewEvent quoted(int64_t id, int64_t account_id, std::optional<int64_t> key_id, const Request& r,
+eventstore::NewEvent quoted(int64_t id, int64_t account_id, std::optional<int64_t> key_id, const Request& r,
                     int64_t billed_seconds, money::Micros charge, TimePoint expires_at) {
   Json d = request_json(r);
   d["transcription_id"] = id;
@@ -237,7 +237,7 @@ es::NewEvent quoted(int64_t id, int64_t account_id, std::optional<int64_t> key_i
   return {events::kTranscriptionQuoted, std::move(d)};
 }
 
-es::NewEvent created(int64_t id, int64_t account_id, std::optional<int64_t> key_id, const Request& r,
+eventstore::NewEvent created(int64_t id, int64_t account_id, std::optional<int64_t> key_id, const Request& r,
                      int64_t billed_seconds, money::Micros charge, const std::string& hold) {
   Json d = request_json(r);
   d["transcription_id"] = id;
@@ -251,7 +251,7 @@ es::NewEvent created(int64_t id, int64_t account_id, std::optional<int64_t> key_
   return {events::kTranscriptionCreated, std::move(d)};
 }
 
-es::NewEvent retried(const State& s, int64_t billed_seconds, money::Micros charge, const std::string& hold,
+eventstore::NewEvent retried(const State& s, int64_t billed_seconds, money::Micros charge, const std::string& hold,
                      std::optional<money::Micros> max_charge) {
   if (!s.exists || s.deleted) throw Error::not_found("transcription");
   if (s.status != kFailed)
@@ -267,7 +267,7 @@ es::NewEvent retried(const State& s, int64_t billed_seconds, money::Micros charg
            {"max_charge_micros", max_charge ? Json(*max_charge) : Json(nullptr)}}};
 }
 
-es::NewEvent deleted(const State& s) {
+eventstore::NewEvent deleted(const State& s) {
   if (!s.exists || s.deleted) throw Error::not_found("transcription");
   return {events::kTranscriptionDeleted, {{"transcription_id", s.id}, {"account_id", s.account_id}}};
 }

@@ -62,7 +62,7 @@ struct State {
 };
 
 void apply(State& s, const std::string& type, const Json& data);
-State fold(const std::vector<es::RecordedEvent>& events);
+State fold(const std::vector<eventstore::RecordedEvent>& events);
 
 // Pure checks of a request against the spec's rules and the plan; throws
 // scribe::Error with the spec's code. `duration` is the known or probed length.
@@ -82,19 +82,19 @@ std::optional<std::string> clean_title(const std::optional<std::string>& title);
 std::optional<std::string> normalize_upload_id(const std::string& raw);
 
 // Events. Payload fields are the Request's plus pricing and ids.
-es::NewEvent quoted(int64_t id, int64_t account_id, std::optional<int64_t> key_id, const Request& r,
+eventstore::NewEvent quoted(int64_t id, int64_t account_id, std::optional<int64_t> key_id, const Request& r,
                     int64_t billed_seconds, money::Micros charge, TimePoint expires_at);
-es::NewEvent created(int64_t id, int64_t account_id, std::optional<int64_t> key_id, const Request& r,
+eventstore::NewEvent created(int64_t id, int64_t account_id, std::optional<int64_t> key_id, const Request& r,
                      int64_t billed_seconds, money::Micros charge, const std::string& hold);
 // Refused unless the transcription failed; returns the TranscriptionRetried event.
-es::NewEvent retried(const State& s, int64_t billed_seconds, money::Micros charge, const std::string& hold,
+eventstore::NewEvent retried(const State& s, int64_t billed_seconds, money::Micros charge, const std::string& hold,
                      std::optional<money::Micros> max_charge);
-es::NewEvent deleted(const State& s);
+eventstore::NewEvent deleted(const State& s);
 // The pipeline's progress on the current attempt: nullopt when `attempt` is
 // not the current processing attempt (retried, finished or deleted), so a
 // worker that lost its job records nothing. Stages, in order: queued,
 // downloading, decoding, transcribing, diarizing, enriching (then completed).
-std::optional<es::NewEvent> stage_changed(const State& s, int attempt, const std::string& stage);
+std::optional<eventstore::NewEvent> stage_changed(const State& s, int attempt, const std::string& stage);
 bool is_pipeline_stage(const std::string& stage);
 
 }  // namespace scribe::transcription

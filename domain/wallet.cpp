@@ -25,7 +25,7 @@ money::Micros key_month_to_date(const account::State& s, int64_t key_id, TimePoi
   return settled + s.key_held(key_id);
 }
 
-std::vector<es::NewEvent> place_hold(const account::State& s, const HoldRequest& req, TimePoint at) {
+std::vector<eventstore::NewEvent> place_hold(const account::State& s, const HoldRequest& req, TimePoint at) {
   if (!s.exists) throw Error::not_found("account");
   if (req.amount < 0) throw Error("internal_error", "negative hold");
   if (req.amount == 0) return {};
@@ -57,7 +57,7 @@ std::vector<es::NewEvent> place_hold(const account::State& s, const HoldRequest&
   return {{events::kWalletHoldPlaced, std::move(d)}};
 }
 
-std::vector<es::NewEvent> settle_hold(const account::State& s, const std::string& hold_id, money::Micros charge,
+std::vector<eventstore::NewEvent> settle_hold(const account::State& s, const std::string& hold_id, money::Micros charge,
                                       TimePoint at) {
   auto it = s.open_holds.find(hold_id);
   if (it == s.open_holds.end()) return {};
@@ -73,7 +73,7 @@ std::vector<es::NewEvent> settle_hold(const account::State& s, const std::string
             {"month", month_of(at)}}}};
 }
 
-std::vector<es::NewEvent> release_hold(const account::State& s, const std::string& hold_id) {
+std::vector<eventstore::NewEvent> release_hold(const account::State& s, const std::string& hold_id) {
   auto it = s.open_holds.find(hold_id);
   if (it == s.open_holds.end()) return {};
   const auto& h = it->second;

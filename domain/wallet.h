@@ -28,13 +28,13 @@ struct HoldRequest {
 // minus open holds) cannot cover the amount, and with 402 spend_cap_exceeded
 // when settled month spend + in-flight holds + the amount would pass the key's
 // cap. A zero amount places no hold and returns no event.
-std::vector<es::NewEvent> place_hold(const account::State& s, const HoldRequest& req, TimePoint at);
+std::vector<eventstore::NewEvent> place_hold(const account::State& s, const HoldRequest& req, TimePoint at);
 
 // Charges `charge` (at most the held amount) and releases the rest. A hold
 // already closed yields no events: settling twice is impossible.
-std::vector<es::NewEvent> settle_hold(const account::State& s, const std::string& hold_id, money::Micros charge,
+std::vector<eventstore::NewEvent> settle_hold(const account::State& s, const std::string& hold_id, money::Micros charge,
                                       TimePoint at);
-std::vector<es::NewEvent> release_hold(const account::State& s, const std::string& hold_id);
+std::vector<eventstore::NewEvent> release_hold(const account::State& s, const std::string& hold_id);
 
 // Settled spend of a key in the month of `at` plus its holds in flight.
 money::Micros key_month_to_date(const account::State& s, int64_t key_id, TimePoint at);

@@ -15,7 +15,7 @@ account::State funded(money::Micros balance) {
   return s;
 }
 
-void apply_all(account::State& s, const std::vector<es::NewEvent>& events) {
+void apply_all(account::State& s, const std::vector<eventstore::NewEvent>& events) {
   for (const auto& e : events) account::apply(s, e.type, e.data);
 }
 

@@ -58,9 +58,9 @@ void apply(State& s, const std::string& type, const Json& d) {
   }
 }
 
-State fold(const std::vector<es::RecordedEvent>& events) { return es::fold<State>(events, apply); }
+State fold(const std::vector<eventstore::RecordedEvent>& events) { return eventstore::fold<State>(events, apply); }
 
-es::NewEvent registered(const State& s, int64_t account_id, int64_t key_id, int64_t webhook_id, const std::string& url,
+eventstore::NewEvent registered(const State& s, int64_t account_id, int64_t key_id, int64_t webhook_id, const std::string& url,
                         const std::vector<std::string>& kinds) {
   return {events::kWebhookRegistered,
           {{"account_id", account_id},
@@ -71,13 +71,13 @@ es::NewEvent registered(const State& s, int64_t account_id, int64_t key_id, int6
            {"replaced_webhook_id", s.active_webhook_id ? Json(*s.active_webhook_id) : Json(nullptr)}}};
 }
 
-std::optional<es::NewEvent> revoked(const State& s, int64_t account_id, int64_t key_id) {
+std::optional<eventstore::NewEvent> revoked(const State& s, int64_t account_id, int64_t key_id) {
   if (!s.active_webhook_id) return std::nullopt;
-  return es::NewEvent{events::kWebhookRevoked,
+  return eventstore::NewEvent{events::kWebhookRevoked,
                       {{"account_id", account_id}, {"key_id", key_id}, {"webhook_id", *s.active_webhook_id}}};
 }
 
-es::NewEvent test_requested(const State& s, int64_t account_id, int64_t key_id) {
+eventstore::NewEvent test_requested(const State& s, int64_t account_id, int64_t key_id) {
   if (!s.active_webhook_id) throw Error::not_found("webhook");
   return {events::kWebhookTestRequested,
           {{"account_id", account_id},

@@ -11,7 +11,7 @@
 // Webhooks: one registration per API key, the signed delivery format, the
 // retry schedule and the transcription snapshot that deliveries carry. All
 // pure; commands/webhook_commands.cpp, projections/webhook_outbox_projection.cpp
-// and pipeline/webhook_dispatcher.cpp do the I/O.
+// and workers/webhook_dispatcher.cpp do the I/O.
 namespace scribe::webhook {
 
 // Event kinds of the spec, in catalogue order.
@@ -36,17 +36,17 @@ struct State {
   int64_t version = 0;
 };
 void apply(State& s, const std::string& type, const Json& data);
-State fold(const std::vector<es::RecordedEvent>& events);
+State fold(const std::vector<eventstore::RecordedEvent>& events);
 
 // WebhookRegistered {account_id, key_id, webhook_id, url, events,
 // replaced_webhook_id|null}: the new webhook replaces any active one.
-es::NewEvent registered(const State& s, int64_t account_id, int64_t key_id, int64_t webhook_id, const std::string& url,
+eventstore::NewEvent registered(const State& s, int64_t account_id, int64_t key_id, int64_t webhook_id, const std::string& url,
                         const std::vector<std::string>& events);
 // WebhookRevoked {account_id, key_id, webhook_id}; nullopt when none is active.
-std::optional<es::NewEvent> revoked(const State& s, int64_t account_id, int64_t key_id);
+std::optional<eventstore::NewEvent> revoked(const State& s, int64_t account_id, int64_t key_id);
 // WebhookTestRequested {account_id, key_id, webhook_id, message}; throws
 // Error::not_found when no webhook is registered on the key.
-es::NewEvent test_requested(const State& s, int64_t account_id, int64_t key_id);
+eventstore::NewEvent test_requested(const State& s, int64_t account_id, int64_t key_id);
 
 // Delivery ids and event ids derive from the event's global position, so a
 // replayed outbox names every delivery the same way.

@@ -5,7 +5,7 @@
 
 #include "common/json.h"
 
-namespace scribe::es {
+namespace scribe::eventstore {
 
 // Where an event stands in the global order: the appending transaction's id,
 // then the position drawn inside it. Ordered lexicographically.
@@ -53,4 +53,4 @@ State fold(const std::vector<RecordedEvent>& events, Apply apply) {
   return s;
 }
 
-}  // namespace scribe::es
+}  // namespace scribe::eventstore

@@ -24,7 +24,7 @@
 
 #include "common/db.h"
 
-namespace scribe::es {
+namespace scribe::eventstore {
 namespace {
 
 const db::Statement kAppend{"events.append",
@@ -306,4 +306,4 @@ int EventStore::redact_stream(pqxx::work& txn, const std::string& stream_id,
   return count;
 }
 
-}  // namespace scribe::es
+}  // namespace scribe::eventstore

@@ -8,7 +8,7 @@
 
 #include "eventstore/event.h"
 
-namespace scribe::es {
+namespace scribe::eventstore {
 
 // Raised when a stream is not at the version the appender expected.
 class ConcurrencyError : public std::runtime_error {
@@ -117,4 +117,4 @@ class EventStore {
   static std::atomic<uint64_t> appended_total_;
 };
 
-}  // namespace scribe::es
+}  // namespace scribe::eventstore

@@ -10,7 +10,7 @@
 
 #include "tests/pg_fixture.h"
 
-namespace scribe::es {
+namespace scribe::eventstore {
 namespace {
 
 class EventStoreTest : public testing::PgTest {};
@@ -559,4 +559,4 @@ TEST_F(EventStoreTest, RedactStreamReplacesDataOnly) {
 }
 
 }  // namespace
-}  // namespace scribe::es
+}  // namespace scribe::eventstore

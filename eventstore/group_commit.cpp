@@ -31,7 +31,7 @@
 #include "common/db.h"
 #include "eventstore/event_store.h"
 
-namespace scribe::es {
+namespace scribe::eventstore {
 namespace {
 
 const db::Statement kAppendBatch{"events.append_batch",
@@ -268,4 +268,4 @@ std::vector<std::vector<RecordedEvent>> EventStore::append_units(
   return out;
 }
 
-}  // namespace scribe::es
+}  // namespace scribe::eventstore

@@ -20,7 +20,7 @@
 #include "projections/projection.h"
 #include "tests/pg_fixture.h"
 
-namespace scribe::es {
+namespace scribe::eventstore {
 namespace {
 
 class GroupCommitTest : public testing::PgTest {
@@ -296,4 +296,4 @@ TEST_F(GroupCommitTest, SigkillWhileBatchesCommitLeavesEveryUnitWholeOrAbsent) {
 }
 
 }  // namespace
-}  // namespace scribe::es
+}  // namespace scribe::eventstore

@@ -6,7 +6,7 @@
 #include "common/embedded_assets.h"
 #include "common/log.h"
 
-namespace scribe::migrator {
+namespace scribe::eventstore {
 
 int migrate(pqxx::connection& conn) {
   {
@@ -39,4 +39,4 @@ int migrate(pqxx::connection& conn) {
   return applied;
 }
 
-}  // namespace scribe::migrator
+}  // namespace scribe::eventstore

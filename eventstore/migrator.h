@@ -1,7 +1,7 @@
 #pragma once
 #include <pqxx/pqxx>
 
-namespace scribe::migrator {
+namespace scribe::eventstore {
 
 // Applies the numbered files of migrations/ (compiled into the binary) that the
 // database has not seen yet, each in its own transaction, under an advisory
@@ -9,4 +9,4 @@ namespace scribe::migrator {
 // landed is never edited: a changed checksum is refused. Returns how many ran.
 int migrate(pqxx::connection& conn);
 
-}  // namespace scribe::migrator
+}  // namespace scribe::eventstore

@@ -5,7 +5,7 @@
 #include "eventstore/event_store.h"
 #include "eventstore/wakeup.h"
 
-namespace scribe::es {
+namespace scribe::eventstore {
 
 Subscription::Subscription(std::string database_url, GlobalPosition from, Handler handler, int batch_size)
     : url_(std::move(database_url)), position_(from), handler_(std::move(handler)),
@@ -29,7 +29,7 @@ void Subscription::run() {
   while (!stop_) {
     try {
       auto conn = db::open_connection(url_);
-      es::EventsWakeup wakeup(*conn);
+      eventstore::EventsWakeup wakeup(*conn);
       while (!stop_) {
         std::vector<RecordedEvent> batch;
         {
@@ -51,4 +51,4 @@ void Subscription::run() {
   }
 }
 
-}  // namespace scribe::es
+}  // namespace scribe::eventstore

@@ -7,7 +7,7 @@
 
 #include "eventstore/event.h"
 
-namespace scribe::es {
+namespace scribe::eventstore {
 
 // Delivers every event after `from` in global order: first it catches up by
 // reading in batches, then it stays live, woken by LISTEN/NOTIFY on
@@ -39,4 +39,4 @@ class Subscription {
   std::thread thread_;
 };
 
-}  // namespace scribe::es
+}  // namespace scribe::eventstore

@@ -1,4 +1,4 @@
-// es::Subscription against a real PostgreSQL: catch-up, then live delivery via
+// eventstore::Subscription against a real PostgreSQL: catch-up, then live delivery via
 // LISTEN/NOTIFY, every event exactly once and in global order, even when a
 // transaction that drew an earlier position commits last.
 #include "eventstore/subscription.h"
@@ -11,7 +11,7 @@
 #include "eventstore/event_store.h"
 #include "tests/pg_fixture.h"
 
-namespace scribe::es {
+namespace scribe::eventstore {
 namespace {
 
 class SubscriptionTest : public testing::PgTest {};
@@ -171,4 +171,4 @@ TEST_F(SubscriptionTest, LateCommitterIsDeliveredFirstAndNothingIsSkipped) {
 }
 
 }  // namespace
-}  // namespace scribe::es
+}  // namespace scribe::eventstore

@@ -1,7 +1,7 @@
 #pragma once
 #include <pqxx/pqxx>
 
-namespace scribe::es {
+namespace scribe::eventstore {
 
 // LISTENs on `scribe_events` for as long as it lives. Appenders NOTIFY right
 // after they commit (EventStore::commit; one NOTIFY per process covers every
@@ -14,4 +14,4 @@ class EventsWakeup final : public pqxx::notification_receiver {
   void operator()(const std::string&, int) override {}
 };
 
-}  // namespace scribe::es
+}  // namespace scribe::eventstore

@@ -43,7 +43,7 @@ struct Change {
 
 // Month-to-date spend per API key: holds in flight (by the month they were
 // placed) and settled charges (by the month they were settled).
-void apply_key_spend(pqxx::work& txn, const es::RecordedEvent& e) {
+void apply_key_spend(pqxx::work& txn, const eventstore::RecordedEvent& e) {
   const auto& d = e.data;
   if (!d.contains("key_id") || d.at("key_id").is_null()) return;
   const int64_t key = d.at("key_id").get<int64_t>();
@@ -65,9 +65,9 @@ class AccountsProjection final : public Projection {
   std::string name() const override { return "accounts"; }
   std::vector<std::string> tables() const override { return {"accounts", "key_monthly_spend"}; }
   bool is_inline() const override { return true; }
-  void apply(pqxx::work& txn, const es::RecordedEvent& e) override { apply_batch(txn, {e}); }
+  void apply(pqxx::work& txn, const eventstore::RecordedEvent& e) override { apply_batch(txn, {e}); }
 
-  void apply_batch(pqxx::work& txn, const std::vector<es::RecordedEvent>& events) override {
+  void apply_batch(pqxx::work& txn, const std::vector<eventstore::RecordedEvent>& events) override {
     std::map<int64_t, Change> changes;
     for (const auto& e : events) {
       const auto& d = e.data;

@@ -19,7 +19,7 @@ class ApiKeysProjection final : public Projection {
   std::string name() const override { return "api_keys"; }
   std::vector<std::string> tables() const override { return {"api_keys"}; }
   bool is_inline() const override { return true; }
-  void apply(pqxx::work& txn, const es::RecordedEvent& e) override {
+  void apply(pqxx::work& txn, const eventstore::RecordedEvent& e) override {
     const auto& d = e.data;
     if (e.type == events::kApiKeyCreated) {
       std::optional<int64_t> cap;

@@ -20,7 +20,7 @@ namespace scribe::projections {
 class BulkWriter {
  public:
   virtual ~BulkWriter() = default;
-  virtual void write(pqxx::work& txn, const std::vector<es::RecordedEvent>& events) = 0;
+  virtual void write(pqxx::work& txn, const std::vector<eventstore::RecordedEvent>& events) = 0;
 };
 
 // A read model built from the event log. `apply` must be a pure function of
@@ -35,11 +35,11 @@ class Projection {
   // Inline projections are written in the appending transaction (read-your-
   // writes); the others are fed by a ProjectionRunner after commit.
   virtual bool is_inline() const = 0;
-  virtual void apply(pqxx::work& txn, const es::RecordedEvent& event) = 0;
+  virtual void apply(pqxx::work& txn, const eventstore::RecordedEvent& event) = 0;
   // Applies consecutive events in order. Projections whose rows can be written
   // in bulk override this (rebuilds replay millions of events); the result must
   // equal calling apply() on each event.
-  virtual void apply_batch(pqxx::work& txn, const std::vector<es::RecordedEvent>& events) {
+  virtual void apply_batch(pqxx::work& txn, const std::vector<eventstore::RecordedEvent>& events) {
     for (const auto& e : events) apply(txn, e);
   }
   // Asynchronous projections may offer a bulk writer for rebuilds; `shadow`

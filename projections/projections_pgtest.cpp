@@ -402,7 +402,7 @@ TEST_F(ProjectionsTest, ProjectorKilledMidwayResumesExactlyOnce) {
   std::vector<int64_t> positions;
   for (int b = 0; b < kTotal / kBatch; ++b) {
     const int64_t account = accounts[static_cast<std::size_t>(b % kAccounts)];
-    std::vector<es::NewEvent> batch;
+    std::vector<eventstore::NewEvent> batch;
     for (int i = 0; i < kBatch; ++i) {
       const int64_t amount = 1 + (b * kBatch + i) % 997;
       sums[account] += amount;
@@ -411,7 +411,7 @@ TEST_F(ProjectionsTest, ProjectorKilledMidwayResumesExactlyOnce) {
                        kMeta.to_json()});
     }
     pqxx::work txn(*conn);
-    for (const auto& e : es::EventStore::append(txn, account::stream_id(account), es::ExpectedVersion::any(), batch))
+    for (const auto& e : eventstore::EventStore::append(txn, account::stream_id(account), eventstore::ExpectedVersion::any(), batch))
       positions.push_back(e.global.position);
     txn.commit();
   }

@@ -34,7 +34,7 @@ Projection* find(const std::string& name) {
 }
 
 void install_inline_hook() {
-  es::EventStore::set_inline_hook([](pqxx::work& txn, const std::vector<es::RecordedEvent>& events) {
+  eventstore::EventStore::set_inline_hook([](pqxx::work& txn, const std::vector<eventstore::RecordedEvent>& events) {
     txn.exec_prepared(kInlineShared.name);
     for (auto* p : all())
       if (p->is_inline()) p->apply_batch(txn, events);

@@ -144,10 +144,10 @@ int64_t bulk_rebuild(pqxx::connection& conn, Projection& projection, const std::
     txn.commit();
   }
   int64_t total = 0;
-  es::GlobalPosition from;
+  eventstore::GlobalPosition from;
   for (;;) {
     pqxx::work txn(conn);
-    auto events = es::EventStore::read_all(txn, from, kBulkBatch);
+    auto events = eventstore::EventStore::read_all(txn, from, kBulkBatch);
     if (events.empty()) break;
     writer.write(txn, events);
     txn.commit();
@@ -171,7 +171,7 @@ int64_t bulk_rebuild(pqxx::connection& conn, Projection& projection, const std::
 
 }  // namespace
 
-es::GlobalPosition checkpoint(pqxx::transaction_base& txn, const std::string& name) {
+eventstore::GlobalPosition checkpoint(pqxx::transaction_base& txn, const std::string& name) {
   auto res = txn.exec_prepared(kSelectCheckpoint.name, name);
   if (res.empty()) return {};
   return {std::stoull(res[0][0].c_str()), res[0][1].as<int64_t>()};
@@ -206,8 +206,8 @@ int64_t ProjectionRunner::catch_up(pqxx::connection& conn, Projection& projectio
     // Taking the lock assigns no transaction id, so the xmin bound of the read
     // below is not held back by this transaction itself.
     if (!txn.exec_prepared1(kTryLock.name, name)[0].as<bool>()) return applied;
-    es::GlobalPosition from = checkpoint(txn, name);
-    auto events = es::EventStore::read_all(txn, from, batch_size);
+    eventstore::GlobalPosition from = checkpoint(txn, name);
+    auto events = eventstore::EventStore::read_all(txn, from, batch_size);
     if (events.empty()) return applied;
     projection.apply_batch(txn, events);
     const auto& last = events.back().global;
@@ -224,7 +224,7 @@ void ProjectionRunner::run() {
   while (!stop_) {
     try {
       auto conn = db::open_connection(url_);
-      es::EventsWakeup wakeup(*conn);
+      eventstore::EventsWakeup wakeup(*conn);
       while (!stop_) {
         catch_up(*conn, projection_, batch_size_);
         conn->await_notification(0, 200000);
@@ -266,9 +266,9 @@ int64_t rebuild(pqxx::connection& conn, Projection& projection) {
   txn.exec_prepared(kInlineExclusive.name);
   truncate_tables(txn, projection);
   int64_t total = 0;
-  es::GlobalPosition from;
+  eventstore::GlobalPosition from;
   for (;;) {
-    auto events = es::EventStore::read_all_unbounded(txn, from, 5000);
+    auto events = eventstore::EventStore::read_all_unbounded(txn, from, 5000);
     if (events.empty()) break;
     projection.apply_batch(txn, events);
     from = events.back().global;

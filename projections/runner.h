@@ -32,7 +32,7 @@ class ProjectionRunner {
   std::thread thread_;
 };
 
-es::GlobalPosition checkpoint(pqxx::transaction_base& txn, const std::string& name);
+eventstore::GlobalPosition checkpoint(pqxx::transaction_base& txn, const std::string& name);
 // Events appended but not yet applied by the projection (capped at 1,000,000).
 int64_t lag(pqxx::transaction_base& txn, const std::string& name);
 

@@ -31,7 +31,7 @@ class SearchProjection final : public Projection {
   std::vector<std::string> tables() const override { return {"search_segments"}; }
   bool is_inline() const override { return true; }
 
-  void apply(pqxx::work& txn, const es::RecordedEvent& e) override {
+  void apply(pqxx::work& txn, const eventstore::RecordedEvent& e) override {
     if (e.type != events::kTranscriptionCompleted && e.type != events::kTranscriptionRetried &&
         e.type != events::kTranscriptionDeleted)
       return;

@@ -42,7 +42,7 @@ class SegmentsProjection final : public Projection {
   std::vector<std::string> tables() const override { return {"segments", "words"}; }
   bool is_inline() const override { return true; }
 
-  void apply(pqxx::work& txn, const es::RecordedEvent& e) override {
+  void apply(pqxx::work& txn, const eventstore::RecordedEvent& e) override {
     const Json& d = e.data;
     if (e.type == events::kTranscriptionRetried || e.type == events::kTranscriptionDeleted) {
       clear(txn, d.at("transcription_id").get<int64_t>());

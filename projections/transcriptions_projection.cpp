@@ -61,7 +61,7 @@ class TranscriptionsProjection final : public Projection {
   std::vector<std::string> tables() const override { return {"transcriptions", "jobs"}; }
   bool is_inline() const override { return true; }
 
-  void apply(pqxx::work& txn, const es::RecordedEvent& e) override {
+  void apply(pqxx::work& txn, const eventstore::RecordedEvent& e) override {
     const Json& d = e.data;
     if (e.type == events::kTranscriptionQuoted || e.type == events::kTranscriptionCreated) {
       bool created = e.type == events::kTranscriptionCreated;

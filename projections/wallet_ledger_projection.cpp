@@ -27,7 +27,7 @@ struct Entry {
 };
 
 // Which events move money, and by how much.
-std::optional<Entry> money_entry(const es::RecordedEvent& e) {
+std::optional<Entry> money_entry(const eventstore::RecordedEvent& e) {
   if (e.type == events::kWalletDeposited)
     return Entry{e.data.at("account_id").get<int64_t>(), "deposit", e.data.at("amount_micros").get<int64_t>()};
   if (e.type == events::kWalletHoldSettled && e.data.at("charged_micros").get<int64_t>() > 0)
@@ -41,7 +41,7 @@ std::optional<Entry> money_entry(const es::RecordedEvent& e) {
 class WalletLedgerBulkWriter final : public BulkWriter {
  public:
   explicit WalletLedgerBulkWriter(std::string table) : table_(std::move(table)) {}
-  void write(pqxx::work& txn, const std::vector<es::RecordedEvent>& events) override {
+  void write(pqxx::work& txn, const std::vector<eventstore::RecordedEvent>& events) override {
     pqxx::stream_to out(txn, table_,
                         std::vector<std::string>{"event_position", "account_id", "kind", "amount_micros",
                                                  "balance_after_micros", "recorded_at"});
@@ -65,15 +65,15 @@ class WalletLedgerProjection final : public Projection {
   std::string name() const override { return "wallet_ledger"; }
   std::vector<std::string> tables() const override { return {"wallet_ledger"}; }
   bool is_inline() const override { return false; }
-  void apply(pqxx::work& txn, const es::RecordedEvent& e) override { apply_batch(txn, {e}); }
+  void apply(pqxx::work& txn, const eventstore::RecordedEvent& e) override { apply_batch(txn, {e}); }
   std::unique_ptr<BulkWriter> bulk_writer(const std::map<std::string, std::string>& shadow) override {
     return std::make_unique<WalletLedgerBulkWriter>(shadow.at("wallet_ledger"));
   }
 
   // One query for the accounts' last balances and one insert for the batch,
   // the running balance computed here in event order.
-  void apply_batch(pqxx::work& txn, const std::vector<es::RecordedEvent>& events) override {
-    std::vector<std::pair<const es::RecordedEvent*, Entry>> entries;
+  void apply_batch(pqxx::work& txn, const std::vector<eventstore::RecordedEvent>& events) override {
+    std::vector<std::pair<const eventstore::RecordedEvent*, Entry>> entries;
     for (const auto& e : events)
       if (auto m = money_entry(e)) entries.emplace_back(&e, *m);
     if (entries.empty()) return;

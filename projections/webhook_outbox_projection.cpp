@@ -1,7 +1,7 @@
 // Writes the webhook outbox (asynchronous): one row per delivery that an event
 // owes a registered webhook or a per-request callback, in the same transaction
 // as the projection's checkpoint, so a committed event is queued exactly once
-// even when the process dies midway. The dispatcher (pipeline/
+// even when the process dies midway. The dispatcher (workers/
 // webhook_dispatcher.cpp) sends the rows; its per-delivery state row is
 // created here too, with `on conflict do nothing`, so a rebuild re-creates the
 // outbox without sending anything that was already sent.
@@ -70,14 +70,14 @@ class WebhookOutboxProjection final : public Projection {
   }
   bool is_inline() const override { return false; }
 
-  void apply_batch(pqxx::work& txn, const std::vector<es::RecordedEvent>& events) override {
+  void apply_batch(pqxx::work& txn, const std::vector<eventstore::RecordedEvent>& events) override {
     queued_ = false;
     for (const auto& e : events) apply(txn, e);
     // Wakes every dispatcher when this transaction commits (not before).
     if (queued_) txn.exec_prepared(kNotify.name);
   }
 
-  void apply(pqxx::work& txn, const es::RecordedEvent& e) override {
+  void apply(pqxx::work& txn, const eventstore::RecordedEvent& e) override {
     const Json& d = e.data;
     if (e.type == events::kWebhookRegistered) {
       txn.exec_prepared(kUpsertTarget.name, d.at("key_id").get<int64_t>(), d.at("webhook_id").get<int64_t>(),
@@ -108,7 +108,7 @@ class WebhookOutboxProjection final : public Projection {
   }
 
  private:
-  void transition(pqxx::work& txn, const es::RecordedEvent& e) {
+  void transition(pqxx::work& txn, const eventstore::RecordedEvent& e) {
     const int64_t id = e.data.at("transcription_id").get<int64_t>();
     auto rows = txn.exec_prepared(kSubject.name, id);
     if (rows.empty()) return;
@@ -128,7 +128,7 @@ class WebhookOutboxProjection final : public Projection {
     if (!row[2].is_null()) enqueue(txn, e, *kind, account_id, id, std::nullopt, row[2].c_str(), data);
   }
 
-  void enqueue(pqxx::work& txn, const es::RecordedEvent& e, const std::string& kind, int64_t account_id,
+  void enqueue(pqxx::work& txn, const eventstore::RecordedEvent& e, const std::string& kind, int64_t account_id,
                std::optional<int64_t> transcription_id, std::optional<int64_t> webhook_id, const std::string& url,
                const Json& data) {
     const int64_t position = e.global.position;

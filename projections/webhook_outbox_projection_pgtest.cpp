@@ -10,7 +10,7 @@
 #include "commands/webhook_commands.h"
 #include "common/http_client.h"
 #include "domain/webhook.h"
-#include "pipeline/webhook_dispatcher.h"
+#include "workers/webhook_dispatcher.h"
 #include "projections/projection.h"
 #include "projections/runner.h"
 #include "tests/pg_fixture.h"
@@ -156,7 +156,7 @@ TEST_F(WebhookOutboxTest, AReplacedWebhookIsOwedNothingMore) {
 
   // The old webhook's test delivery is dropped by the dispatcher without a
   // request: its URL does not resolve here, so a send would fail instead.
-  pipeline::DispatcherOptions options;
+  workers::DispatcherOptions options;
   HttpClient client(UrlPolicy{}, "service-webhook/1");
   {
     pqxx::work txn(*conn);
@@ -165,7 +165,7 @@ TEST_F(WebhookOutboxTest, AReplacedWebhookIsOwedNothingMore) {
              "and delivery_id <> " + std::to_string(old_test));
     txn.commit();
   }
-  EXPECT_EQ(pipeline::WebhookDispatcher::deliver_due(*conn, client, options, 10), 1);
+  EXPECT_EQ(workers::WebhookDispatcher::deliver_due(*conn, client, options, 10), 1);
   EXPECT_EQ(rows(*conn, "select status || ':' || coalesce(last_status::text, '-') from webhook_deliveries "
                         "where delivery_id = " + std::to_string(old_test))[0],
             "dropped:-");

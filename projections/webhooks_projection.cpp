@@ -20,7 +20,7 @@ class WebhooksProjection final : public Projection {
   std::string name() const override { return "webhooks"; }
   std::vector<std::string> tables() const override { return {"webhooks"}; }
   bool is_inline() const override { return true; }
-  void apply(pqxx::work& txn, const es::RecordedEvent& e) override {
+  void apply(pqxx::work& txn, const eventstore::RecordedEvent& e) override {
     const auto& d = e.data;
     if (e.type == events::kWebhookRegistered) {
       const int64_t key_id = d.at("key_id").get<int64_t>();

@@ -6,7 +6,10 @@
 #   domain       pure decisions and shared contracts (events, artifacts)
 #   commands     load, decide in domain/, append      } peers: neither
 #   projections  read models built from the log       } includes the other
-#   pipeline     workers: media, speech, webhook dispatch (consume queues, issue commands)
+#   media        media intake: fetching links, probing and decoding with FFmpeg
+#   speech       the speech engine: voice activity, recognizers, diarization, sentences
+#   workers      processes that consume queues and issue commands (transcription
+#                jobs, webhook delivery)
 #   api          the HTTP layer (reads projections, issues commands)
 #   app          the scribe binary
 # Tests (*_test.cpp, *_pgtest.cpp) may include what they test and any lower
@@ -16,7 +19,8 @@ cd "$(dirname "$0")/.."
 rank() {
   case "$1" in
     common) echo 0 ;; eventstore) echo 1 ;; domain) echo 2 ;;
-    commands|projections) echo 3 ;; pipeline) echo 4 ;; api) echo 5 ;; app) echo 6 ;;
+    commands|projections) echo 3 ;; media) echo 4 ;; speech) echo 5 ;;
+    workers) echo 6 ;; api) echo 7 ;; app) echo 8 ;;
     *) echo "" ;;
   esac
 }
@@ -33,7 +37,7 @@ while IFS= read -r file; do
     [ -n "$to_rank" ] || continue
     if [ "$to_rank" -ge "$from_rank" ]; then
       # A test may reach sideways or up only to build its fixtures' data.
-      if [[ "$file" == *_pgtest.cpp || "$file" == *_test.cpp ]] && [ "$to_rank" -lt 6 ]; then continue; fi
+      if [[ "$file" == *_pgtest.cpp || "$file" == *_test.cpp ]] && [ "$to_rank" -lt 8 ]; then continue; fi
       echo "layering: $file includes \"$inc\" ($from may not include $to)"
       bad=1
     fi

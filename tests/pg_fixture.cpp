@@ -21,7 +21,7 @@ void PgTest::SetUpTestSuite() {
   setenv("SCRIBE_WORKER_SLOTS", "0", 0);
   setenv("SCRIBE_WEBHOOK_SENDERS", "0", 0);
   auto conn = db::open_connection(database_url(), false);
-  migrator::migrate(*conn);
+  eventstore::migrate(*conn);
   projections::install_inline_hook();
 }
 

@@ -44,8 +44,8 @@ Response MetricsHandler::handle(RequestContext& ctx) {
   out << Metrics::instance().render();
   out << "# HELP scribe_events_appended_total Events appended by this process.\n"
       << "# TYPE scribe_events_appended_total counter\n"
-      << "scribe_events_appended_total " << es::EventStore::appended_total() << "\n";
-  const auto group = es::EventStore::group_commit_stats();
+      << "scribe_events_appended_total " << eventstore::EventStore::appended_total() << "\n";
+  const auto group = eventstore::EventStore::group_commit_stats();
   out << "# HELP scribe_append_group_transactions_total Group-commit transactions written by this process.\n"
       << "# TYPE scribe_append_group_transactions_total counter\n"
       << "scribe_append_group_transactions_total " << group.batches << "\n"

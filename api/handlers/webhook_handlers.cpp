@@ -1,6 +1,6 @@
 // GET, POST, DELETE /api/v1/webhooks and POST /api/v1/webhooks/test: one
 // registered webhook per API key. Deliveries are made by the dispatcher
-// (pipeline/webhook_dispatcher.cpp) from the outbox.
+// (workers/webhook_dispatcher.cpp) from the outbox.
 //
 // Decisions (also in api/openapi.yaml):
 //  - `url` must be https; private, loopback, link-local and internal hosts are

@@ -1,0 +1,534 @@
+#include "media/media_probe.h"
+
+#include "common/config.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+#include <vector>
+
+#include "common/error.h"
+#include "common/json.h"
+
+extern char** environ;
+
+namespace scribe::media {
+namespace {
+
+constexpr int kDefaultBusyRetryAfter = 30;
+constexpr int kYtdlpBusyRetryAfter = 60;
+constexpr int kInfraRetryAfter = 30;
+constexpr std::size_t kMaxStdout = 64u << 20;
+constexpr std::size_t kMaxStderr = 64u << 10;
+
+// ---- subprocess ------------------------------------------------------------
+
+struct ProcessResult {
+  bool started = false;
+  int spawn_errno = 0;
+  bool timed_out = false;
+  bool output_overflow = false;
+  int exit_code = -1;   // when it exited
+  int term_signal = 0;  // when a signal ended it
+  std::string out;
+  std::string err;  // the last kMaxStderr bytes
+};
+
+// Runs argv[0] (looked up on PATH) with argv as its arguments, no shell, stdin
+// from /dev/null, in its own process group that is killed on timeout.
+ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
+  ProcessResult r;
+  int outp[2], errp[2];
+  if (pipe2(outp, O_CLOEXEC) != 0) {
+    r.spawn_errno = errno;
+    return r;
+  }
+  if (pipe2(errp, O_CLOEXEC) != 0) {
+    r.spawn_errno = errno;
+    close(outp[0]);
+    close(outp[1]);
+    return r;
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGQUIT, SIGUSR1, SIGUSR2}) sigaddset(&defaults, s);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+
+  std::vector<char*> cargv;
+  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  pid_t pid = -1;
+  int rc = posix_spawnp(&pid, cargv[0], &fa, &attr, cargv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  close(outp[1]);
+  close(errp[1]);
+  if (rc != 0) {
+    r.spawn_errno = rc;
+    close(outp[0]);
+    close(errp[0]);
+    return r;
+  }
+  r.started = true;
+
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto kill_group = [pid] {
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+  };
+  pollfd fds[2] = {{outp[0], POLLIN, 0}, {errp[0], POLLIN, 0}};
+  int open_fds = 2;
+  char buf[65536];
+  while (open_fds > 0) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      r.timed_out = true;
+      kill_group();
+      break;
+    }
+    int n = poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    if (n < 0 && errno != EINTR) break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      ssize_t got = read(fds[i].fd, buf, sizeof buf);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+        continue;
+      }
+      if (i == 0) {
+        if (r.out.size() + static_cast<std::size_t>(got) > kMaxStdout) {
+          r.output_overflow = true;
+          kill_group();
+        } else {
+          r.out.append(buf, static_cast<std::size_t>(got));
+        }
+      } else {
+        r.err.append(buf, static_cast<std::size_t>(got));
+        if (r.err.size() > kMaxStderr) r.err.erase(0, r.err.size() - kMaxStderr);
+      }
+    }
+    if (r.output_overflow) break;
+  }
+  for (auto& f : fds) {
+    if (f.fd >= 0) close(f.fd);
+  }
+  // Reap; a child that closed its pipes but lingers past the deadline is killed.
+  int status = 0;
+  for (;;) {
+    pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid) break;
+    if (w < 0 && errno != EINTR) break;
+    if (std::chrono::steady_clock::now() >= deadline && !r.timed_out) {
+      r.timed_out = true;
+      kill_group();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.term_signal = WTERMSIG(status);
+  return r;
+}
+
+// ---- helpers ---------------------------------------------------------------
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+// A timeout setting in seconds: positive and at most a day, else the default.
+int env_seconds(const char* name, int fallback) {
+  int x = env_int(name, fallback);
+  return x > 0 && x <= 24 * 3600 ? x : fallback;
+}
+
+int clamp_retry_after(std::optional<int> v, int fallback) {
+  return std::clamp(v.value_or(fallback), 1, kMaxRetryAfterSeconds);
+}
+
+Error busy(const std::string& message, int retry_after) {
+  return Error("source_busy", message, {{"retry_after", std::clamp(retry_after, 1, kMaxRetryAfterSeconds)}});
+}
+
+Error infra(const std::string& code, const std::string& message) {
+  return Error(code, message, {{"retry_after", kInfraRetryAfter}});
+}
+
+std::string percent_decode(const std::string& s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
+      out.push_back(static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16)));
+      i += 2;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return out;
+}
+
+// The last path segment of a URL, percent-decoded, without control characters.
+std::string file_name_of(const std::string& url) {
+  auto parsed = parse_http_url(url);
+  if (!parsed) return "";
+  std::string path = parsed->path_and_query.substr(0, parsed->path_and_query.find('?'));
+  auto slash = path.rfind('/');
+  std::string name = percent_decode(slash == std::string::npos ? path : path.substr(slash + 1));
+  name.erase(std::remove_if(name.begin(), name.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }),
+             name.end());
+  if (name.size() > 200) name.resize(200);
+  return name;
+}
+
+std::string extension_of(const std::string& file_name) {
+  auto dot = file_name.rfind('.');
+  if (dot == std::string::npos || dot + 1 >= file_name.size()) return "";
+  std::string ext = lower(file_name.substr(dot + 1));
+  if (ext.size() > 5 || !std::all_of(ext.begin(), ext.end(), ::isalnum)) return "";
+  return "." + ext;
+}
+
+std::string make_temp_file(const std::string& work_dir, const std::string& suffix) {
+  std::error_code ec;
+  std::filesystem::create_directories(work_dir, ec);
+  std::string templ = (std::filesystem::path(work_dir) / ("media-XXXXXX" + suffix)).string();
+  std::vector<char> buf(templ.begin(), templ.end());
+  buf.push_back('\0');
+  int fd = mkstemps(buf.data(), static_cast<int>(suffix.size()));
+  if (fd < 0) throw Error("internal_error", "could not create a temporary file in the media work directory");
+  close(fd);
+  return std::string(buf.data());
+}
+
+std::string last_error_line(const std::string& err) {
+  std::string best;
+  std::size_t pos = 0;
+  while (pos < err.size()) {
+    auto nl = err.find('\n', pos);
+    if (nl == std::string::npos) nl = err.size();
+    std::string line = err.substr(pos, nl - pos);
+    if (line.rfind("ERROR:", 0) == 0) best = line;
+    pos = nl + 1;
+  }
+  if (best.empty()) {
+    auto t = err.find_last_not_of(" \r\n\t");
+    if (t != std::string::npos) {
+      auto s = err.rfind('\n', t);
+      best = err.substr(s == std::string::npos ? 0 : s + 1, t + 1 - (s == std::string::npos ? 0 : s + 1));
+    }
+  }
+  if (best.size() > 300) best = best.substr(0, 300) + "…";
+  return best;
+}
+
+bool contains_any(const std::string& haystack, std::initializer_list<const char*> needles) {
+  for (const char* n : needles) {
+    if (haystack.find(n) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// The URL policy applied to a media link: refusals are invalid_request on
+// "url"; a host that does not resolve is an unavailable source.
+void check_media_url(const UrlPolicy& policy, const std::string& url) {
+  if (auto why = policy.violation(url)) {
+    if (why->kind == UrlViolation::Kind::kUnresolvable) {
+      throw Error("video_unavailable_probe", "the media could not be fetched: its host does not resolve");
+    }
+    throw Error::invalid("url", "url " + why->reason);
+  }
+}
+
+}  // namespace
+
+// ---- ffprobe ----------------------------------------------------------------
+
+ProbeResult probe_file(const std::string& path, const std::string& field, const std::string& ffprobe,
+                       std::chrono::seconds timeout) {
+  const std::string not_playable = field + " is not a playable audio or video file";
+  // "file:" keeps ffprobe from reading the name as an option or another protocol.
+  std::vector<std::string> argv = {ffprobe,           "-v",
+                                   "error",           "-select_streams",
+                                   "a",               "-read_intervals",
+                                   "%+#1",            "-show_entries",
+                                   "format=duration:format_tags:stream=codec_type:packet=stream_index",
+                                   "-of",             "json",
+                                   "file:" + path};
+  ProcessResult pr = run_process(argv, timeout);
+  if (!pr.started) {
+    throw infra("probe_runtime_misconfigured",
+                "media probe runtime misconfigured: cannot run " + ffprobe + ": " + std::strerror(pr.spawn_errno));
+  }
+  if (pr.timed_out) throw Error::invalid(field, not_playable + " (probing timed out)");
+  if (pr.exit_code != 0) throw Error::invalid(field, not_playable);
+  Json j = Json::parse(pr.out, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    throw infra("probe_runtime_misconfigured", "media probe runtime misconfigured: unreadable ffprobe output");
+  }
+  bool has_audio = false;
+  if (j.contains("streams") && j["streams"].is_array()) {
+    for (const auto& s : j["streams"]) {
+      if (s.is_object() && s.value("codec_type", "") == "audio") has_audio = true;
+    }
+  }
+  if (!has_audio) throw Error::invalid(field, not_playable + " (no audio stream)");
+  if (!j.contains("packets") || !j["packets"].is_array() || j["packets"].empty()) {
+    throw Error::invalid(field, not_playable + " (no readable audio)");
+  }
+  double duration = 0;
+  const Json format = j.value("format", Json::object());
+  if (format.is_object() && format.contains("duration")) {
+    const Json& d = format["duration"];
+    if (d.is_string()) {
+      const std::string text = d.get<std::string>();
+      char* end = nullptr;
+      duration = std::strtod(text.c_str(), &end);
+      if (end == text.c_str() || *end) duration = 0;
+    } else if (d.is_number()) {
+      duration = d.get<double>();
+    }
+  }
+  if (!(duration > 0) || duration > 1e7) throw Error::invalid(field, not_playable + " (no duration)");
+  ProbeResult result;
+  result.duration_seconds = duration;
+  result.local_path = path;
+  if (format.is_object() && format.contains("tags") && format["tags"].is_object()) {
+    for (const auto& [key, value] : format["tags"].items()) {
+      if (lower(key) == "title" && value.is_string() && !value.get<std::string>().empty()) {
+        result.title = value.get<std::string>();
+        break;
+      }
+    }
+  }
+  return result;
+}
+
+// ---- yt-dlp stderr → spec codes ----------------------------------------------
+
+std::string classify_ytdlp_error(const std::string& stderr_text) {
+  const std::string s = lower(stderr_text);
+  if (contains_any(s, {"proxy authentication required", "http error 407"})) return "probe_proxy_auth_quota";
+  if (contains_any(s, {"proxyerror", "unable to connect to proxy", "cannot connect to proxy",
+                       "tunnel connection failed", "proxy error"})) {
+    return "probe_proxy_connectivity";
+  }
+  if (contains_any(s, {"private video", "video is private"})) return "video_private";
+  if (contains_any(s, {"members-only", "members only", "join this channel", "channel's members"})) {
+    return "video_members_only";
+  }
+  if (contains_any(s, {"sign in to confirm your age", "age-restricted", "age restricted",
+                       "inappropriate for some users"})) {
+    return "video_age_restricted";
+  }
+  if (contains_any(s, {"http error 429", "too many requests", "not a bot", "http error 503"})) return "source_busy";
+  if (contains_any(s, {"timed out", "timeout"})) return "probe_proxy_connectivity";
+  if (contains_any(s, {"video unavailable", "removed", "does not exist", "unsupported url", "unable to extract",
+                       "http error 4", "not available", "no video formats", "not a valid url", "connection refused",
+                       "name or service not known", "name resolution", "no address associated",
+                       "unable to download webpage", "terminated", "not found"})) {
+    return "video_unavailable_probe";
+  }
+  // Any other error yt-dlp reports about the link ("ERROR: ..." lines); a crash
+  // or traceback without one means the runtime itself is broken.
+  if (stderr_text.rfind("ERROR:", 0) == 0 || stderr_text.find("\nERROR:") != std::string::npos) {
+    return "video_unavailable_probe";
+  }
+  return "probe_runtime_misconfigured";
+}
+
+// ---- MediaProbe ---------------------------------------------------------------
+
+MediaProbeOptions MediaProbeOptions::from_env() {
+  MediaProbeOptions o;
+  if (const char* v = std::getenv("SCRIBE_YTDLP"); v && *v) o.ytdlp = v;
+  if (const char* v = std::getenv("SCRIBE_FFPROBE"); v && *v) o.ffprobe = v;
+  o.download.total_timeout =
+      std::chrono::seconds(env_seconds("SCRIBE_MEDIA_DOWNLOAD_TIMEOUT_SECONDS", static_cast<int>(o.download.total_timeout.count())));
+  o.ytdlp_timeout = std::chrono::seconds(env_seconds("SCRIBE_YTDLP_TIMEOUT_SECONDS", static_cast<int>(o.ytdlp_timeout.count())));
+  o.ffprobe_timeout =
+      std::chrono::seconds(env_seconds("SCRIBE_FFPROBE_TIMEOUT_SECONDS", static_cast<int>(o.ffprobe_timeout.count())));
+  return o;
+}
+
+MediaProbe::MediaProbe(UrlPolicy policy, std::string work_dir, MediaProbeOptions options)
+    : policy_(std::move(policy)), work_dir_(std::move(work_dir)), options_(std::move(options)) {}
+
+ProbeResult MediaProbe::probe(const std::string& source, const std::string& url) const {
+  if (source == "external_url") return probe_download(url);
+  if (source == "video_site" || source == "platform_url") return probe_ytdlp(url, false);
+  throw Error::invalid("source", "source must be one of video_site, platform_url, external_url for a link probe");
+}
+
+ProbeResult MediaProbe::fetch(const std::string& source, const std::string& url) const {
+  if (source == "external_url") return probe_download(url, false);
+  if (source == "video_site" || source == "platform_url") return probe_ytdlp(url, true);
+  throw Error::invalid("source", "source must be one of video_site, platform_url, external_url for a link fetch");
+}
+
+ProbeResult MediaProbe::probe_download(const std::string& url, bool run_ffprobe) const {
+  check_media_url(policy_, url);  // refused before any connection
+  const std::string name = file_name_of(url);
+  const std::string path = make_temp_file(work_dir_, extension_of(name));
+  auto discard = [&] { std::remove(path.c_str()); };
+
+  HttpClient client(policy_, "scribe-media/1");
+  DownloadResult dl;
+  try {
+    dl = client.download(url, path, options_.download);
+  } catch (const HttpError& e) {
+    discard();
+    switch (e.kind()) {
+      case HttpError::Kind::kRefused:
+        throw Error::invalid("url", std::string("url leads to a non-public address: ") + e.what());
+      case HttpError::Kind::kTimeout:
+        throw infra("probe_proxy_connectivity", std::string("fetching the media timed out: ") + e.what());
+      case HttpError::Kind::kTooLarge:
+        throw Error::invalid("url", "url points to a file larger than " + std::to_string(options_.download.max_bytes) +
+                                        " bytes");
+      case HttpError::Kind::kLocalIo:
+        throw Error("internal_error", "could not store the downloaded media");
+      case HttpError::Kind::kUnreachable:
+      case HttpError::Kind::kTooManyRedirects:
+      case HttpError::Kind::kBadRedirect:
+        throw Error("video_unavailable_probe", std::string("the media could not be fetched: ") + e.what());
+    }
+    throw Error("video_unavailable_probe", std::string("the media could not be fetched: ") + e.what());
+  }
+  if (!dl.ok()) {
+    discard();
+    const std::string status = std::to_string(dl.status);
+    if (dl.status == 429 || dl.status == 502 || dl.status == 503 || dl.status == 504) {
+      throw busy("the media host is refusing requests now (HTTP " + status + ")",
+                 clamp_retry_after(dl.retry_after, kDefaultBusyRetryAfter));
+    }
+    throw Error("video_unavailable_probe", "the media could not be fetched (HTTP " + status + ")");
+  }
+  ProbeResult result;
+  result.local_path = path;
+  // The worker's fetch leaves judging the file to the decoder, which tells
+  // apart undecodable, truncated and audio-less files.
+  if (run_ffprobe) {
+    try {
+      result = probe_file(path, "url", options_.ffprobe, options_.ffprobe_timeout);
+    } catch (...) {
+      discard();
+      throw;
+    }
+  }
+  if (!result.title) {
+    // The file name: the final URL's when it looks like a file (CDN links,
+    // "download?id=" pages that redirect), else the submitted URL's.
+    std::string final_name = file_name_of(dl.final_url);
+    std::string fallback = !extension_of(final_name).empty() ? final_name : !name.empty() ? name : final_name;
+    if (!fallback.empty()) result.title = fallback;
+  }
+  return result;
+}
+
+ProbeResult MediaProbe::probe_ytdlp(const std::string& url, bool need_file) const {
+  check_media_url(policy_, url);
+  std::vector<std::string> argv = {options_.ytdlp, "--dump-single-json", "--no-playlist", "--no-warnings",
+                                   "--socket-timeout", "20", "--", url};
+  ProcessResult pr = run_process(argv, options_.ytdlp_timeout);
+  if (!pr.started) {
+    throw infra("probe_runtime_misconfigured", "video link probe runtime misconfigured: cannot run " + options_.ytdlp +
+                                                   ": " + std::strerror(pr.spawn_errno));
+  }
+  if (pr.timed_out) throw infra("probe_proxy_connectivity", "video link probe timed out");
+  if (pr.output_overflow) throw infra("probe_runtime_misconfigured", "video link probe produced too much output");
+  if (pr.exit_code != 0) {
+    const std::string code = classify_ytdlp_error(pr.err);
+    const std::string detail = last_error_line(pr.err);
+    if (code == "source_busy") {
+      throw busy("the video platform is refusing requests for this video now: " + detail, kYtdlpBusyRetryAfter);
+    }
+    if (code == "probe_proxy_connectivity" || code == "probe_proxy_auth_quota" ||
+        code == "probe_runtime_misconfigured") {
+      std::string msg = code == "probe_runtime_misconfigured"
+                            ? "video link probe runtime misconfigured (exit " +
+                                  (pr.term_signal ? "signal " + std::to_string(pr.term_signal)
+                                                  : std::to_string(pr.exit_code)) +
+                                  ")"
+                            : "video link lookup failed";
+      throw infra(code, detail.empty() ? msg : msg + ": " + detail);
+    }
+    static const std::map<std::string, std::string> kMessages = {
+        {"video_private", "the video is private"},
+        {"video_members_only", "the video is members-only; submit it with source upload"},
+        {"video_age_restricted", "the video is age-restricted; submit it with source upload"},
+        {"video_unavailable_probe", "the video is unavailable"},
+    };
+    auto it = kMessages.find(code);
+    std::string msg = it == kMessages.end() ? "the video is unavailable" : it->second;
+    throw Error(code, detail.empty() ? msg : msg + " (" + detail + ")");
+  }
+
+  Json j = Json::parse(pr.out, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    throw infra("probe_runtime_misconfigured", "video link probe runtime misconfigured: unreadable yt-dlp output");
+  }
+  if (j.value("_type", "video") == "playlist") {
+    throw Error("video_unavailable_probe", "the link is a playlist or channel, not a single video");
+  }
+  std::optional<std::string> title;
+  if (j.contains("title") && j["title"].is_string() && !j["title"].get<std::string>().empty()) {
+    title = j["title"].get<std::string>();
+  }
+  if (j.contains("duration") && j["duration"].is_number()) {
+    double d = j["duration"].get<double>();
+    if (d > 0 && !need_file) return ProbeResult{d, title, ""};
+  }
+  if (j.value("is_live", false) == true) {
+    throw Error("video_unavailable_probe", "the link is a live stream; only recorded media can be transcribed");
+  }
+  // No duration in the metadata (direct media links through the generic
+  // extractor), or the worker needs the media: fetch it, through the same
+  // policy and limits as any other download.
+  auto direct = [](const Json& f) -> std::string {
+    if (!f.is_object() || !f.contains("url") || !f["url"].is_string()) return "";
+    std::string proto = f.value("protocol", "");
+    if (proto != "http" && proto != "https") return "";
+    return f["url"].get<std::string>();
+  };
+  std::string media_url = direct(j);
+  if (media_url.empty() && j.contains("requested_formats") && j["requested_formats"].is_array()) {
+    for (const auto& f : j["requested_formats"]) {
+      if (f.is_object() && f.value("acodec", "") != "none" && !direct(f).empty()) {
+        media_url = direct(f);
+        break;
+      }
+    }
+  }
+  if (media_url.empty()) throw Error("video_unavailable_probe", "the video's duration could not be determined");
+  ProbeResult result = probe_download(media_url, !need_file);
+  if (title && (!result.title || result.title == file_name_of(media_url))) result.title = title;
+  return result;
+}
+
+}  // namespace scribe::media

@@ -1,0 +1,58 @@
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <pqxx/pqxx>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/http_client.h"
+#include "domain/limits.h"
+#include "domain/webhook.h"
+
+// Sends the webhook outbox (projections/webhook_outbox_projection.cpp). Sender
+// threads claim due deliveries under a lease (FOR UPDATE SKIP LOCKED, so any
+// number of processes can send from one database), POST them signed, and
+// record the outcome only if the lease is still theirs. A process killed
+// mid-POST leaves the lease to expire and the delivery is sent again: at
+// least once, and never again once its 2xx is recorded.
+namespace scribe::workers {
+
+struct DispatcherOptions {
+  int senders = 4;                         // SCRIBE_WEBHOOK_SENDERS: deliveries in flight per process (0: off)
+  webhook::RetryPolicy retry = webhook::RetryPolicy::spec();  // SCRIBE_WEBHOOK_RETRY_DELAYS (seconds, comma separated)
+  std::chrono::milliseconds timeout{std::chrono::seconds(limits::kWebhookTimeoutSeconds)};  // the spec's, per attempt
+  std::chrono::seconds lease{30};            // SCRIBE_WEBHOOK_LEASE_SECONDS (at least 11): longer than an attempt
+  std::chrono::milliseconds poll{500};       // SCRIBE_WEBHOOK_POLL_MS: idle wait when no NOTIFY arrives
+  static DispatcherOptions from_env();
+};
+
+class WebhookDispatcher {
+ public:
+  WebhookDispatcher(std::string database_url, DispatcherOptions options = DispatcherOptions::from_env());
+  ~WebhookDispatcher();
+  void start();
+  void stop();
+
+  // Claims at most `max` due deliveries and sends them one after another;
+  // returns how many were claimed. The sender threads loop over this.
+  static int deliver_due(pqxx::connection& conn, const HttpClient& client, const DispatcherOptions& options,
+                         int max);
+
+ private:
+  void listen();
+  void send_loop();
+
+  std::string url_;
+  DispatcherOptions options_;
+  HttpClient client_;
+  std::atomic<bool> stopping_{false};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  uint64_t wakeups_ = 0;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace scribe::workers

@@ -1,0 +1,60 @@
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "workers/job_queue.h"
+#include "media/media_probe.h"
+#include "speech/transcriber.h"
+
+// Pipeline workers: threads that claim queued jobs (workers/job_queue.h),
+// fetch the media, run the speech engine (speech/transcriber.h), store the
+// transcript artifact and report the outcome as commands. They run inside
+// `scribe serve` by default and in `scribe worker` processes; any number of
+// them may share one database.
+namespace scribe::workers {
+
+struct WorkerOptions {
+  int slots = 1;                           // SCRIBE_WORKER_SLOTS: jobs at once per process
+  std::chrono::seconds lease{60};          // SCRIBE_WORKER_LEASE_SECONDS
+  std::chrono::milliseconds poll{1000};    // SCRIBE_WORKER_POLL_MS: idle wait between claims
+  std::string work_dir;                    // SCRIBE_WORK_DIR, default <tmp>/scribe-work
+  static WorkerOptions from_env();
+};
+
+class Worker {
+ public:
+  // `engines` maps each pipeline code to its recognizer.
+  using Engines = std::map<std::string, std::shared_ptr<speech::EnginePool>>;
+  Worker(std::string database_url, Engines engines, std::shared_ptr<const media::MediaProbe> media,
+         WorkerOptions options = WorkerOptions::from_env());
+  ~Worker();
+  void start();
+  // Stops claiming, aborts running jobs and hands them back to the queue.
+  void stop();
+  const std::string& owner() const { return owner_; }
+
+ private:
+  void loop(int slot);
+  void listen();
+  void process(pqxx::connection& conn, const ClaimedJob& job, const std::string& slot_owner);
+
+  std::string url_;
+  Engines engines_;
+  std::shared_ptr<const media::MediaProbe> media_;
+  WorkerOptions options_;
+  std::string owner_;
+  std::atomic<bool> stopping_{false};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  uint64_t wakeups_ = 0;  // NOTIFYs of new events seen (under mu_)
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace scribe::workers
