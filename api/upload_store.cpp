@@ -92,21 +92,23 @@ void remove(pqxx::connection& conn, const std::string& id) {
   txn.exec_prepared(kDelete.name, id);
 }
 
+namespace {
+std::string& staging_root() {
+  static std::string root;
+  return root;
+}
+}  // namespace
+
+void configure_staging(const std::string& work_dir) {
+  fs::path d = fs::path(work_dir) / "staging";
+  fs::create_directories(d / "tus");
+  fs::create_directories(d / "presigned");
+  staging_root() = d.string();
+}
+
 std::string staging_dir() {
-  static const std::string dir = [] {
-    fs::path base;
-    if (const char* v = std::getenv("SCRIBE_WORK_DIR"); v && *v) {
-      base = v;
-    } else if (auto* local = dynamic_cast<LocalObjectStore*>(&object_store())) {
-      base = local->root();
-    } else {
-      base = fs::temp_directory_path() / "scribe";
-    }
-    fs::path d = base / "staging";
-    fs::create_directories(d / "tus");
-    fs::create_directories(d / "presigned");
-    return d.string();
-  }();
+  const std::string& dir = staging_root();
+  if (dir.empty()) throw std::logic_error("upload staging is not configured (configure_staging at start-up)");
   return dir;
 }
 

@@ -30,9 +30,11 @@ bool mark_completed(pqxx::connection& conn, const std::string& id, int64_t recei
 void mark_incomplete(pqxx::connection& conn, const std::string& id);
 void remove(pqxx::connection& conn, const std::string& id);
 
-// Where bodies are written while they arrive: $SCRIBE_WORK_DIR/staging, else
-// the object store root's staging/ (same file system, so completing an upload
-// is a rename). Created on first use.
+// Where bodies are written while they arrive: <work_dir>/staging
+// (SCRIBE_WORK_DIR, by default beside the objects, so completing an upload is
+// a rename). configure_staging creates it once at start-up; staging_dir()
+// throws std::logic_error before that.
+void configure_staging(const std::string& work_dir);
 std::string staging_dir();
 // Where the bytes of the resumable upload tus/<short_id> accumulate.
 inline std::string tus_staging_file(const std::string& short_id) { return staging_dir() + "/tus/" + short_id; }

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "common/config.h"
+#include "app/settings.h"
 
 // Command-line parsing shared by the subcommands: positional words and
 // --name value / --name=value options. Unknown options are an error.
@@ -25,9 +25,13 @@ std::optional<double> whole_number(const std::string& s);
 
 // `allowed` lists option names (without --); boolean flags may be given alone.
 Args parse(int argc, char** argv, int first, const std::vector<std::string>& allowed);
-// Applies the options every long-running command shares (--database-url, ...).
-void apply_common(const Args& args, Config& cfg);
-extern const std::vector<std::string> kCommonOptions;
+// The settings (app/settings.h) from the environment, the file and the
+// setting flags among `args`; throws SettingError naming a bad one.
+LoadedSettings load_settings(const Args& args);
+// The process-wide object store and upload staging folder, configured once
+// before any thread uses them, by every command that reads or writes objects.
+void configure_storage(const Settings& settings);
+// Every command accepts the settings' flags and --config FILE.
 extern const char* kCommonHelp;
 
 int serve(int argc, char** argv);
@@ -39,5 +43,6 @@ int admin(int argc, char** argv);
 int routes(int argc, char** argv);
 int transcribe(int argc, char** argv);
 int lm(int argc, char** argv);
+int config(int argc, char** argv);
 
 }  // namespace scribe::app

@@ -74,8 +74,9 @@ int admin(int argc, char** argv) {
     std::cout << kHelp << kCommonHelp;
     return args.help ? 0 : 2;
   }
-  Config cfg = Config::from_env();
-  apply_common(args, cfg);
+  const Settings settings = load_settings(args).settings;
+  const Config& cfg = settings.server;
+  configure_storage(settings);
   log::init(cfg.log_level == "info" ? "warn" : cfg.log_level);
   projections::install_inline_hook();
   auto conn = db::open_connection(cfg.database_url);

@@ -1,13 +1,16 @@
 #include <stdexcept>
 
 #include "app/cli.h"
+#include "api/upload_store.h"
+#include "common/object_store.h"
 
 namespace scribe::app {
 
-const std::vector<std::string> kCommonOptions = {"database-url", "log-level"};
 const char* kCommonHelp =
+    "  --config FILE        settings file (NAME=value lines; env SCRIBE_CONFIG)\n"
     "  --database-url URL   PostgreSQL connection URL (env SCRIBE_DATABASE_URL)\n"
-    "  --log-level LEVEL    debug, info, warn or error (env SCRIBE_LOG_LEVEL)\n";
+    "  --log-level LEVEL    debug, info, warn or error (env SCRIBE_LOG_LEVEL)\n"
+    "  and every other setting's flag: see `scribe config --help` or docs/configuration.md\n";
 
 std::optional<std::string> Args::get(const std::string& name) const {
   auto it = options.find(name);
@@ -52,7 +55,7 @@ Args parse(int argc, char** argv, int first, const std::vector<std::string>& all
     }
     bool known = false;
     for (const auto& n : allowed) known = known || n == name;
-    for (const auto& n : kCommonOptions) known = known || n == name;
+    for (const auto& n : setting_flags()) known = known || n == name;
     if (!known) throw std::invalid_argument("unknown option --" + name);
     if (!has_value && i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0) {
       value = argv[++i];
@@ -62,9 +65,17 @@ Args parse(int argc, char** argv, int first, const std::vector<std::string>& all
   return a;
 }
 
-void apply_common(const Args& args, Config& cfg) {
-  if (auto v = args.get("database-url")) cfg.database_url = *v;
-  if (auto v = args.get("log-level")) cfg.log_level = *v;
+void configure_storage(const Settings& s) {
+  configure_object_store(s.object_store_dir);
+  api::uploads::configure_staging(s.work_dir);
+}
+
+LoadedSettings load_settings(const Args& args) {
+  SettingSources sources;
+  sources.environment = process_environment();
+  for (const auto& flag : setting_flags())
+    if (auto v = args.get(flag)) sources.flags[flag] = *v;
+  return load_settings(sources);
 }
 
 }  // namespace scribe::app

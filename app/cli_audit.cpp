@@ -71,8 +71,9 @@ int audit(int argc, char** argv) {
               << kCommonHelp;
     return args.help ? 0 : 2;
   }
-  Config cfg = Config::from_env();
-  apply_common(args, cfg);
+  const Settings settings = load_settings(args).settings;
+  const Config& cfg = settings.server;
+  configure_storage(settings);
   log::init(cfg.log_level);
   auto conn = db::open_connection(cfg.database_url);
   // One snapshot for everything, so that events and projections are compared

@@ -23,7 +23,7 @@ int lm(int argc, char** argv) {
   }
   const auto weight = whole_number(args.require("weight"));
   if (!weight || !(*weight >= 0 && *weight <= 1)) throw std::invalid_argument("--weight must be a number from 0 to 1");
-  const std::string base = args.get("base").value_or(speech::PocketSphinxOptions::from_env().language_model_path());
+  const std::string base = args.get("base").value_or(load_settings(args).settings.pocketsphinx.language_model_path());
   const std::string out = args.require("out");
   const std::string other = args.require("other");
 

@@ -21,8 +21,9 @@ int projections(int argc, char** argv) {
               << kCommonHelp;
     return args.help ? 0 : 2;
   }
-  Config cfg = Config::from_env();
-  apply_common(args, cfg);
+  const Settings settings = load_settings(args).settings;
+  const Config& cfg = settings.server;
+  configure_storage(settings);
   log::init(cfg.log_level);
   auto conn = db::open_connection(cfg.database_url);
   const std::string& verb = args.positional[0];

@@ -38,39 +38,20 @@ namespace {
 const char* kServeHelp =
     "usage: scribe serve [options]\n"
     "\n"
-    "Serves the HTTP API and runs the projectors in one process. SIGTERM or SIGINT\n"
-    "stops accepting, finishes in-flight requests, then exits.\n"
+    "Serves the HTTP API and runs the projectors, pipeline workers and webhook\n"
+    "senders in one process. SIGTERM or SIGINT stops accepting, finishes in-flight\n"
+    "requests, then exits.\n"
     "\n"
     "options:\n"
-    "  --host HOST          listen address (env SCRIBE_LISTEN_HOST, default 127.0.0.1)\n"
-    "  --port PORT          listen port, 0 for any free port (env SCRIBE_PORT, default 8080)\n"
     "  --port-file PATH     write the port actually bound to PATH once listening\n"
-    "  --public-url URL     base URL used in links (env SCRIBE_PUBLIC_URL)\n"
-    "  --io-threads N       HTTP I/O threads (env SCRIBE_IO_THREADS, default 1)\n"
-    "  --db-pool N          database connections and worker threads (env SCRIBE_DB_POOL, default 8)\n"
-    "  --rate-limit N       requests per minute per key (env SCRIBE_RATE_LIMIT_PER_MINUTE, default 60)\n"
-    "  --metrics-addr ADDR  where GET /metrics is served, host:port ([v6]:port), port 0 for any free\n"
-    "                       port; 0 or off for nowhere (env SCRIBE_METRICS_ADDR, default 127.0.0.1:9464).\n"
-    "                       The API port does not serve /metrics.\n"
     "  --metrics-port-file PATH  write the metrics port actually bound to PATH once listening\n"
     "  --no-projectors      do not run the asynchronous projectors in this process\n"
     "  --no-workers         do not run pipeline workers in this process\n"
     "  --no-migrate         do not apply pending migrations at start\n"
+    "  --config FILE        settings file (NAME=value lines; env SCRIBE_CONFIG)\n"
     "\n"
-    "Pipeline workers (also in `scribe worker`): SCRIBE_WORKER_SLOTS (jobs at once,\n"
-    "default 1), SCRIBE_ASR_THREADS (decoding threads per job, default one per core),\n"
-    "SCRIBE_WORKER_LEASE_SECONDS (default 60), SCRIBE_OBJECT_STORE_DIR (artifacts).\n"
-    "\n"
-    "Housekeeping: SCRIBE_HOUSEKEEPING_SECONDS (how often unfinished uploads that\n"
-    "expired over an hour ago are deleted with their staging files, and idempotency\n"
-    "entries older than 24 h are purged; default 600, 0 for never).\n"
-    "\n"
-    "Webhook dispatcher (also in `scribe worker`): SCRIBE_WEBHOOK_SENDERS (deliveries\n"
-    "in flight, default 4, 0 for none), SCRIBE_WEBHOOK_RETRY_DELAYS (seconds between\n"
-    "attempts, default 60,300,1800,10800,43200), SCRIBE_WEBHOOK_POLL_MS (default 500),\n"
-    "SCRIBE_WEBHOOK_LEASE_SECONDS (a crashed sender's delivery is retried after it, default 30),\n"
-    "SCRIBE_OUTBOUND_CA_FILE (CA bundle for outbound HTTPS), SCRIBE_ALLOW_PRIVATE_URLS=1\n"
-    "(lets callbacks and webhooks reach loopback and private hosts, for local testing).\n";
+    "Settings (flag, or the environment variable, or the file's NAME=value; a flag\n"
+    "wins over the environment, which wins over the file):\n";
 
 const char* kWorkerHelp =
     "usage: scribe worker [options]\n"
@@ -82,7 +63,9 @@ const char* kWorkerHelp =
     "expires).\n"
     "\n"
     "options:\n"
-    "  --no-projectors      do not run the asynchronous projectors\n";
+    "  --no-projectors      do not run the asynchronous projectors\n"
+    "  --no-migrate         do not apply pending migrations at start\n"
+    "  and every setting's flag (see `scribe serve --help` or docs/configuration.md)\n";
 
 // Blocks SIGINT/SIGTERM in every thread so that one thread can sigwait for them.
 sigset_t block_stop_signals() {
@@ -107,15 +90,15 @@ std::vector<std::unique_ptr<projections::ProjectionRunner>> start_projectors(con
 // Link sources: the URL policy and the media probe. The preview step (probe
 // inside POST /transcriptions and /quotes) is bounded by the spec's 45 s; past
 // that it is 503 internal_error with retry_after, nothing started or charged.
-void wire_media(api::Services& services) {
-  auto policy = UrlPolicy::from_env();
+void wire_media(api::Services& services, const Settings& settings) {
+  const UrlPolicy policy = settings.outbound;
   services.check_url = [policy](const std::string& url, const std::string& field) { policy.check(url, field); };
-  auto options = media::MediaProbeOptions::from_env();
+  auto options = settings.media;
   const auto preview = std::chrono::seconds(limits::kPreviewStepTimeoutSeconds);
   options.download.total_timeout = std::min(options.download.total_timeout, preview);
   options.ytdlp_timeout = std::min(options.ytdlp_timeout, preview);
   options.ffprobe_timeout = std::min(options.ffprobe_timeout, preview);
-  auto work_dir = std::filesystem::temp_directory_path() / "scribe-probe";
+  auto work_dir = std::filesystem::path(settings.work_dir) / "probe";
   std::filesystem::create_directories(work_dir);
   auto probe = std::make_shared<media::MediaProbe>(policy, work_dir.string(), options);
   services.probe_upload = [options](const std::string& upload_id) -> api::ProbedMedia {
@@ -144,30 +127,29 @@ void wire_media(api::Services& services) {
 // The recognizers, one per pipeline: PocketSphinx for `standard`, and an
 // operator's OpenAI-compatible server (SCRIBE_OPENAI_ASR_URL) as its own
 // pipeline, which the catalogue then lists. Engines load their models lazily.
-workers::Worker::Engines configure_engines() {
+workers::Worker::Engines configure_engines(const Settings& settings) {
   workers::Worker::Engines engines;
-  // A bad SCRIBE_SPEECH_PROFILE stops start-up here with its own message.
-  auto standard = std::make_shared<speech::PocketSphinxFactory>();
+  auto standard = std::make_shared<speech::PocketSphinxFactory>(settings.pocketsphinx);
   const auto* profile = speech::find_speech_profile(standard->options().profile);
   pipelines::set_standard_profile(profile->name, profile->description);
   engines[pipelines::kDefaultPipeline] = std::make_shared<speech::EnginePool>(standard);
-  if (auto external = speech::OpenAiAsrOptions::from_env()) {
-    pipelines::set_external_languages(external->languages);
+  if (!settings.openai_asr.base_url.empty()) {
+    pipelines::set_external_languages(settings.openai_asr.languages);
     engines[pipelines::kExternalPipeline] =
-        std::make_shared<speech::EnginePool>(std::make_shared<speech::OpenAiAsrEngineFactory>(*external));
+        std::make_shared<speech::EnginePool>(std::make_shared<speech::OpenAiAsrEngineFactory>(settings.openai_asr));
   }
   return engines;
 }
 
 // The pipeline workers, with the media fetcher's own (longer) download
 // limits rather than the 45 s preview bound.
-std::unique_ptr<workers::Worker> start_workers(const Config& cfg, workers::Worker::Engines engines) {
-  auto options = workers::WorkerOptions::from_env();
+std::unique_ptr<workers::Worker> start_workers(const Settings& settings, workers::Worker::Engines engines) {
+  const auto& options = settings.worker;
   if (options.slots == 0) return nullptr;
   auto media_dir = std::filesystem::path(options.work_dir) / "media";
   std::filesystem::create_directories(media_dir);
-  auto media = std::make_shared<media::MediaProbe>(UrlPolicy::from_env(), media_dir.string());
-  auto worker = std::make_unique<workers::Worker>(cfg.database_url, std::move(engines), media, options);
+  auto media = std::make_shared<media::MediaProbe>(settings.outbound, media_dir.string(), settings.media);
+  auto worker = std::make_unique<workers::Worker>(settings.server.database_url, std::move(engines), media, options);
   worker->start();
   return worker;
 }
@@ -234,40 +216,29 @@ void prepare_database(const Config& cfg, bool migrate) {
 }  // namespace
 
 int serve(int argc, char** argv) {
-  auto args = parse(argc, argv, 2,
-                    {"host", "port", "port-file", "public-url", "io-threads", "db-pool", "rate-limit",
-                     "metrics-addr", "metrics-port-file", "no-projectors", "no-workers", "no-migrate"});
+  auto args = parse(argc, argv, 2, {"port-file", "metrics-port-file", "no-projectors", "no-workers", "no-migrate"});
   if (args.help) {
-    std::cout << kServeHelp << kCommonHelp;
+    std::cout << kServeHelp << settings_help();
     return 0;
   }
-  Config cfg = Config::from_env();
-  apply_common(args, cfg);
-  if (auto v = args.get("host")) cfg.listen_host = *v;
-  if (auto v = args.get("port")) cfg.listen_port = static_cast<uint16_t>(std::stoi(*v));
-  if (auto v = args.get("io-threads")) cfg.io_threads = std::stoi(*v);
-  if (auto v = args.get("db-pool")) cfg.db_pool_size = std::stoi(*v);
-  if (auto v = args.get("rate-limit")) cfg.rate_limit_per_minute = std::stoi(*v);
-  if (args.flag("no-projectors")) cfg.run_projectors = false;
-  if (cfg.rate_limit_per_minute < 1) throw std::invalid_argument("--rate-limit must be >= 1");
-  if (auto v = args.get("metrics-addr")) cfg.metrics_addr = *v;
+  const Settings settings = load_settings(args).settings;
+  const Config& cfg = settings.server;
   std::string metrics_host;
   uint16_t metrics_port = 0;
-  if (!metrics_disabled(cfg.metrics_addr) && !parse_listen_address(cfg.metrics_addr, metrics_host, metrics_port))
-    throw std::invalid_argument("--metrics-addr (SCRIBE_METRICS_ADDR) must be host:port, [ipv6]:port, 0 or off, not '" +
-                                cfg.metrics_addr + "'");
+  if (!metrics_disabled(cfg.metrics_addr)) parse_listen_address(cfg.metrics_addr, metrics_host, metrics_port);
   log::init(cfg.log_level);
 
   sigset_t signals = block_stop_signals();
+  configure_storage(settings);
   prepare_database(cfg, !args.flag("no-migrate"));
   projections::install_inline_hook();
-  auto engines = configure_engines();
+  auto engines = configure_engines(settings);
 
   db::Pool pool(cfg.database_url, cfg.db_pool_size);
   api::WaitRegistry waits;
   api::Services services{cfg, pool, api::RateLimiter(cfg.rate_limit_per_minute), api::Authenticator()};
   services.waits = &waits;
-  wire_media(services);
+  wire_media(services, settings);
   api::ApiApp app(services, cfg.db_pool_size);
   // Long-polls are woken by the events themselves: this subscription starts at
   // the head of the log and notifies the waiters of each finished transcription.
@@ -294,11 +265,7 @@ int serve(int argc, char** argv) {
                        });
   // The bound port (with --port 0), for absolute-form targets naming the listener.
   services.config.listen_port = server.port();
-  if (auto v = args.get("public-url")) {
-    services.config.public_url = *v;
-  } else if (!std::getenv("SCRIBE_PUBLIC_URL")) {
-    services.config.public_url = "http://" + cfg.listen_host + ":" + std::to_string(server.port());
-  }
+  if (!cfg.public_url_given) services.config.public_url = "http://" + cfg.listen_host + ":" + std::to_string(server.port());
 
   std::unique_ptr<api::MetricsListener> metrics;
   if (!metrics_disabled(cfg.metrics_addr)) {
@@ -313,12 +280,12 @@ int serve(int argc, char** argv) {
   }
 
   std::vector<std::unique_ptr<projections::ProjectionRunner>> runners;
-  if (cfg.run_projectors) runners = start_projectors(cfg);
+  if (!args.flag("no-projectors")) runners = start_projectors(cfg);
   std::unique_ptr<workers::Worker> workers;
-  if (!args.flag("no-workers")) workers = start_workers(cfg, std::move(engines));
-  workers::WebhookDispatcher dispatcher(cfg.database_url);
+  if (!args.flag("no-workers")) workers = start_workers(settings, std::move(engines));
+  workers::WebhookDispatcher dispatcher(cfg.database_url, settings.webhooks, settings.outbound);
   dispatcher.start();
-  Housekeeping housekeeping(cfg.database_url, env_int("SCRIBE_HOUSEKEEPING_SECONDS", 600));
+  Housekeeping housekeeping(cfg.database_url, settings.housekeeping_seconds);
 
   std::thread signal_thread([&] {
     int sig = 0;
@@ -359,19 +326,20 @@ int serve(int argc, char** argv) {
 int worker(int argc, char** argv) {
   auto args = parse(argc, argv, 2, {"no-migrate", "no-projectors"});
   if (args.help) {
-    std::cout << kWorkerHelp << "  --no-migrate         do not apply pending migrations at start\n" << kCommonHelp;
+    std::cout << kWorkerHelp;
     return 0;
   }
-  Config cfg = Config::from_env();
-  apply_common(args, cfg);
+  const Settings settings = load_settings(args).settings;
+  const Config& cfg = settings.server;
   log::init(cfg.log_level);
   sigset_t signals = block_stop_signals();
+  configure_storage(settings);
   prepare_database(cfg, !args.flag("no-migrate"));
   projections::install_inline_hook();
   std::vector<std::unique_ptr<projections::ProjectionRunner>> runners;
   if (!args.flag("no-projectors")) runners = start_projectors(cfg);
-  auto workers = start_workers(cfg, configure_engines());
-  workers::WebhookDispatcher dispatcher(cfg.database_url);
+  auto workers = start_workers(settings, configure_engines(settings));
+  workers::WebhookDispatcher dispatcher(cfg.database_url, settings.webhooks, settings.outbound);
   dispatcher.start();
   log::info("worker started", {{"projectors", runners.size()}, {"pipeline", workers != nullptr}});
   int sig = 0;
@@ -389,7 +357,7 @@ int routes(int argc, char** argv) {
     std::cout << "usage: scribe routes\n\nPrints every METHOD and path pattern the server serves.\n";
     return 0;
   }
-  Config cfg = Config::from_env();
+  const Config cfg = load_settings(args).settings.server;
   db::Pool pool(cfg.database_url, 1);  // never connects: nothing is dispatched
   api::Services services{cfg, pool, api::RateLimiter(cfg.rate_limit_per_minute), api::Authenticator()};
   api::ApiApp app(services, 1);
@@ -405,8 +373,7 @@ int migrate(int argc, char** argv) {
               << kCommonHelp;
     return 0;
   }
-  Config cfg = Config::from_env();
-  apply_common(args, cfg);
+  const Config cfg = load_settings(args).settings.server;
   log::init(cfg.log_level);
   auto conn = db::open_connection(cfg.database_url, false);
   int n = eventstore::migrate(*conn);

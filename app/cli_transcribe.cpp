@@ -21,7 +21,8 @@ int transcribe(int argc, char** argv) {
                  "the workers.\n";
     return args.help ? 0 : 2;
   }
-  speech::EnginePool engines(std::make_shared<speech::PocketSphinxFactory>());
+  const auto settings = load_settings(args).settings;
+  speech::EnginePool engines(std::make_shared<speech::PocketSphinxFactory>(settings.pocketsphinx));
   std::atomic<bool> cancelled{false};
   const auto work = std::filesystem::temp_directory_path() / "scribe-transcribe";
   auto r = speech::transcribe(engines,

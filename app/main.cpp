@@ -20,6 +20,7 @@ const char* kUsage =
     "  routes        print every route the HTTP server serves\n"
     "  transcribe    run the speech pipeline on a local file (no database)\n"
     "  lm            build a domain language model for the recognizer\n"
+    "  config        print the effective configuration, or --check it\n"
     "\n"
     "Run 'scribe <command> --help' for a command's options.\n";
 
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
     if (cmd == "routes") return scribe::app::routes(argc, argv);
     if (cmd == "transcribe") return scribe::app::transcribe(argc, argv);
     if (cmd == "lm") return scribe::app::lm(argc, argv);
+    if (cmd == "config") return scribe::app::config(argc, argv);
   } catch (const std::invalid_argument& err) {
     std::cerr << "scribe " << cmd << ": " << err.what() << "\n(see 'scribe " << cmd << " --help')\n";
     return 2;

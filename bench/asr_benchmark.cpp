@@ -252,6 +252,7 @@
 #include <set>
 
 #include "bench/bench_util.h"
+#include "app/settings.h"
 #include "bench/speech_reference.h"
 #include "common/json.h"
 #include "speech/pocketsphinx_engine.h"
@@ -752,7 +753,10 @@ void memory(const std::string& self, const std::string& file, double hours) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto factory = std::make_shared<PocketSphinxFactory>();
+  // The service's own settings (SCRIBE_SPEECH_PROFILE, SCRIBE_POCKETSPHINX_*), so
+  // a tuning run measures exactly what a worker would run.
+  auto factory = std::make_shared<PocketSphinxFactory>(
+      scribe::app::load_settings({scribe::app::process_environment(), {}, {}}).settings.pocketsphinx);
   EnginePool pool(factory);
   const std::string work = (fs::temp_directory_path() / ("scribe-asr-bench-" + std::to_string(getpid()))).string();
   fs::create_directories(work);

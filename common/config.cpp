@@ -1,50 +1,47 @@
 #include "common/config.h"
 
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
 namespace scribe {
-namespace {
 
-const char* env(const char* name) {
-  const char* v = std::getenv(name);
-  return (v && *v) ? v : nullptr;
-}
-
-}  // namespace
-
-int env_int(const char* name, int fallback) {
-  const char* v = env(name);
-  if (!v) return fallback;
-  std::size_t used = 0;
-  int x = 0;
+int parse_int_setting(const std::string& text, int min, int max) {
+  // std::stoi alone would take "80x" as 80 and " 8" as 8.
+  bool digits = !text.empty();
+  for (std::size_t i = 0; i < text.size(); ++i)
+    digits = digits && ((text[i] >= '0' && text[i] <= '9') || (i == 0 && text[i] == '-' && text.size() > 1));
+  if (!digits) throw std::invalid_argument("not an integer");
+  long long v = 0;
   try {
-    x = std::stoi(v, &used);
-  } catch (const std::exception&) {
-    used = 0;
+    v = std::stoll(text);
+  } catch (const std::out_of_range&) {
+    throw std::invalid_argument("out of range");
   }
-  if (used == 0 || v[used] != '\0')
-    throw std::runtime_error(std::string("environment variable ") + name + " is not an integer");
-  return x;
+  if (v < min || v > max) throw std::invalid_argument("out of range");
+  return static_cast<int>(v);
 }
 
-Config Config::from_env() {
-  Config c;
-  if (auto v = env("SCRIBE_DATABASE_URL")) c.database_url = v;
-  if (auto v = env("SCRIBE_LISTEN_HOST")) c.listen_host = v;
-  c.listen_port = static_cast<uint16_t>(env_int("SCRIBE_PORT", c.listen_port));
-  if (auto v = env("SCRIBE_PUBLIC_URL")) {
-    c.public_url = v;
-  } else {
-    c.public_url = "http://" + c.listen_host + ":" + std::to_string(c.listen_port);
+bool parse_bool_setting(const std::string& text) {
+  std::string s;
+  for (char c : text) s.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c);
+  if (s == "1" || s == "true" || s == "yes" || s == "on") return true;
+  if (s == "0" || s == "false" || s == "no" || s == "off") return false;
+  throw std::invalid_argument("not a boolean");
+}
+
+std::vector<std::string> split_words(const std::string& text) {
+  std::vector<std::string> out;
+  std::string word;
+  for (char c : text) {
+    if (c == ' ' || c == '\t') {
+      if (!word.empty()) out.push_back(std::move(word));
+      word.clear();
+    } else {
+      word.push_back(c);
+    }
   }
-  c.io_threads = env_int("SCRIBE_IO_THREADS", c.io_threads);
-  c.db_pool_size = env_int("SCRIBE_DB_POOL", c.db_pool_size);
-  c.rate_limit_per_minute = env_int("SCRIBE_RATE_LIMIT_PER_MINUTE", c.rate_limit_per_minute);
-  if (auto v = env("SCRIBE_LOG_LEVEL")) c.log_level = v;
-  if (auto v = std::getenv("SCRIBE_METRICS_ADDR")) c.metrics_addr = v;
-  return c;
+  if (!word.empty()) out.push_back(std::move(word));
+  return out;
 }
 
 bool parse_listen_address(const std::string& addr, std::string& host, uint16_t& port) {

@@ -1,38 +1,44 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
+// The HTTP layer's part of the process configuration, and the parsers every
+// setting's value goes through. The settings themselves (names, defaults,
+// sources, the documentation table) are declared once in app/settings.cpp,
+// which fills this struct; nothing below app/ reads the environment.
 namespace scribe {
 
-// Process settings, read from SCRIBE_* environment variables and overridden by
-// command-line flags. Product limits from the spec live in domain/limits.h instead.
 struct Config {
-  std::string database_url = "postgresql://scribe@127.0.0.1:5433/scribe";
-  std::string listen_host = "127.0.0.1";
-  uint16_t listen_port = 8080;
-  std::string public_url = "http://127.0.0.1:8080";
+  std::string database_url;
+  std::string listen_host;
+  uint16_t listen_port = 0;
+  // Base URL of links in responses; app/settings.cpp derives it from the
+  // listen address when the operator gives none.
+  std::string public_url;
+  bool public_url_given = false;
   int io_threads = 1;
-  int db_pool_size = 8;
-  int rate_limit_per_minute = 60;  // operators may raise it (SCRIBE_RATE_LIMIT_PER_MINUTE)
-  bool run_projectors = true;
-  std::string log_level = "info";
-  // Where GET /metrics is served: its own listener, apart from the API port,
-  // loopback by default so the scrape is not public (SCRIBE_METRICS_ADDR,
-  // "host:port", "[v6]:port"; "0" or "off" for none).
-  std::string metrics_addr = "127.0.0.1:9464";
-
-  static Config from_env();
+  int db_pool_size = 1;
+  int rate_limit_per_minute = 1;
+  std::string log_level;
+  // Where GET /metrics is served: "host:port", "[v6]:port", or "0"/"off".
+  std::string metrics_addr;
 };
+
+// Value parsers. Each throws std::invalid_argument with what is wrong with the
+// text (the caller adds the setting's name and what is allowed).
+
+// A whole decimal integer in [min, max]: "80x", "", " 8" and "1e3" are refused.
+int parse_int_setting(const std::string& text, int min, int max);
+// 1/0, true/false, yes/no, on/off (any case).
+bool parse_bool_setting(const std::string& text);
+// Words separated by spaces or tabs, e.g. decoder arguments.
+std::vector<std::string> split_words(const std::string& text);
 
 // A listen address "host:port" or "[ipv6]:port" split into its parts; false
 // when it is not of that form or the port is not 0-65535.
 bool parse_listen_address(const std::string& addr, std::string& host, uint16_t& port);
 // Whether a metrics_addr value turns the metrics listener off ("0", "off", "").
 bool metrics_disabled(const std::string& addr);
-
-// An integer setting from the environment: `fallback` when unset or empty;
-// throws std::runtime_error naming the variable when it is not an integer, so
-// a typo stops the process instead of silently using the default.
-int env_int(const char* name, int fallback);
 
 }  // namespace scribe

@@ -182,11 +182,7 @@ std::optional<int> HttpResponse::retry_after_seconds() const {
 }
 
 HttpClient::HttpClient(UrlPolicy policy, std::string user_agent)
-    : policy_(std::move(policy)), user_agent_(std::move(user_agent)) {
-  // An operator's CA bundle for outbound TLS (an in-house CA, or the
-  // self-signed receiver of the tests), used instead of the system's.
-  if (const char* ca = std::getenv("SCRIBE_OUTBOUND_CA_FILE"); ca && *ca) ca_file_ = ca;
-}
+    : policy_(std::move(policy)), user_agent_(std::move(user_agent)) {}
 
 DownloadResult HttpClient::download(const std::string& url, const std::string& path,
                                     const DownloadLimits& limits) const {
@@ -218,7 +214,7 @@ DownloadResult HttpClient::download(const std::string& url, const std::string& p
     ex.max_bytes = limits.max_bytes;
     char errbuf[CURL_ERROR_SIZE] = {0};
     guard.reset();
-    auto h = new_handle(current, user_agent_, ca_file_, guard, ex, errbuf);
+    auto h = new_handle(current, user_agent_, policy_.ca_file, guard, ex, errbuf);
     CURL* c = h.get();
     curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(remaining.count()));
@@ -278,7 +274,7 @@ HttpResponse HttpClient::post(const std::string& url,
   Exchange ex;
   char errbuf[CURL_ERROR_SIZE] = {0};
   CurlConnectGuard guard(policy_);
-  auto h = new_handle(parsed, user_agent_, ca_file_, guard, ex, errbuf);
+  auto h = new_handle(parsed, user_agent_, policy_.ca_file, guard, ex, errbuf);
   CURL* c = h.get();
   std::unique_ptr<curl_slist, SlistDeleter> list;
   for (const auto& [name, value] : headers) {

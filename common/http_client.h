@@ -88,7 +88,6 @@ class HttpClient {
  private:
   UrlPolicy policy_;
   std::string user_agent_;
-  std::string ca_file_;  // SCRIBE_OUTBOUND_CA_FILE; empty: the system's CAs
 };
 
 // Parses a Retry-After value (delta-seconds or an HTTP date) into seconds from now.

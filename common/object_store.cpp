@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <cstdlib>
+#include <memory>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -13,12 +13,6 @@
 namespace scribe {
 namespace fs = std::filesystem;
 namespace {
-
-std::string default_root() {
-  if (const char* v = std::getenv("SCRIBE_OBJECT_STORE_DIR"); v && *v) return v;
-  if (const char* v = std::getenv("SCRIBE_DATA_DIR"); v && *v) return (fs::path(v) / "objects").string();
-  return "data/objects";
-}
 
 // The data reaches the disk before the rename makes it visible, so a crash
 // leaves either the old object or the new one.
@@ -101,9 +95,21 @@ void LocalObjectStore::remove_prefix(const std::string& prefix) {
   }
 }
 
-ObjectStore& object_store() {
-  static LocalObjectStore store(default_root());
+namespace {
+std::unique_ptr<LocalObjectStore>& configured_store() {
+  static std::unique_ptr<LocalObjectStore> store;
   return store;
+}
+}  // namespace
+
+void configure_object_store(const std::string& root) { configured_store() = std::make_unique<LocalObjectStore>(root); }
+
+ObjectStore& object_store() {
+  auto& store = configured_store();
+  // A process that forgot to configure it would otherwise write somewhere
+  // nobody reads.
+  if (!store) throw std::logic_error("the object store is not configured (configure_object_store at start-up)");
+  return *store;
 }
 
 }  // namespace scribe

@@ -40,7 +40,10 @@ class LocalObjectStore final : public ObjectStore {
   std::string root_;
 };
 
-// The process's store, made from the environment on first use.
+// The process's store. configure_object_store is called once at start-up
+// (app/settings.cpp's SCRIBE_OBJECT_STORE_DIR), before any thread uses it;
+// object_store() throws std::logic_error before that.
+void configure_object_store(const std::string& root);
 ObjectStore& object_store();
 
 }  // namespace scribe

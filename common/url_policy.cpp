@@ -175,12 +175,6 @@ bool valid_reg_name(const std::string& host) {
   return true;
 }
 
-bool env_flag(const char* name) {
-  const char* v = std::getenv(name);
-  if (!v) return false;
-  std::string s = lower(v);
-  return s == "1" || s == "true" || s == "yes" || s == "on";
-}
 
 }  // namespace
 
@@ -264,23 +258,6 @@ bool is_internal_hostname(const std::string& host_in) {
     if (ends_with(host, s)) return true;
   }
   return false;
-}
-
-UrlPolicy UrlPolicy::from_env() {
-  UrlPolicy p;
-  p.allow_private = env_flag("SCRIBE_ALLOW_PRIVATE_URLS");
-  if (const char* v = std::getenv("SCRIBE_ALLOWED_PRIVATE_ENDPOINTS")) {
-    std::string s = v;
-    std::size_t start = 0;
-    while (start <= s.size()) {
-      auto comma = s.find(',', start);
-      if (comma == std::string::npos) comma = s.size();
-      std::string item = s.substr(start, comma - start);
-      if (item.find_first_not_of(" \t") != std::string::npos) p.allowed_private_endpoints.push_back(item);
-      start = comma + 1;
-    }
-  }
-  return p;
 }
 
 bool UrlPolicy::address_allowed(const sockaddr* addr) const {

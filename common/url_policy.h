@@ -75,8 +75,10 @@ struct UrlPolicy {
   // URL form with that literal IP and port matches, and at connect time only
   // that address and port.
   std::vector<std::string> allowed_private_endpoints;
-
-  static UrlPolicy from_env();
+  // An operator's CA bundle for outbound TLS (an in-house CA, or the
+  // self-signed receiver of the tests), used instead of the system's; empty
+  // for the system's.
+  std::string ca_file;
 
   // Throws Error::invalid(field, ...) (400 invalid_request naming the field)
   // when the URL is malformed, not http(s), too long, or when its host is

@@ -251,21 +251,6 @@ TEST(UrlPolicyCheck, AllowedPrivateEndpointsMatchExactIpAndPort) {
   EXPECT_EQ(refusal_field(p, "http://[::1]:9000/", "url"), "url");
 }
 
-TEST(UrlPolicyCheck, FromEnv) {
-  ::setenv("SCRIBE_ALLOW_PRIVATE_URLS", "1", 1);
-  ::setenv("SCRIBE_ALLOWED_PRIVATE_ENDPOINTS", "127.0.0.1:1, [::1]:2,", 1);
-  UrlPolicy on = UrlPolicy::from_env();
-  EXPECT_TRUE(on.allow_private);
-  EXPECT_EQ(on.allowed_private_endpoints.size(), 2u);
-  ::setenv("SCRIBE_ALLOW_PRIVATE_URLS", "0", 1);
-  ::unsetenv("SCRIBE_ALLOWED_PRIVATE_ENDPOINTS");
-  UrlPolicy off = UrlPolicy::from_env();
-  EXPECT_FALSE(off.allow_private);
-  EXPECT_TRUE(off.allowed_private_endpoints.empty());
-  ::unsetenv("SCRIBE_ALLOW_PRIVATE_URLS");
-  EXPECT_FALSE(UrlPolicy::from_env().allow_private);
-}
-
 TEST(UrlPolicyCheck, AddressAllowedHonoursPolicy) {
   sockaddr_in in{};
   in.sin_family = AF_INET;

@@ -161,12 +161,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-// A timeout setting in seconds: positive and at most a day, else the default.
-int env_seconds(const char* name, int fallback) {
-  int x = env_int(name, fallback);
-  return x > 0 && x <= 24 * 3600 ? x : fallback;
-}
-
 int clamp_retry_after(std::optional<int> v, int fallback) {
   return std::clamp(v.value_or(fallback), 1, kMaxRetryAfterSeconds);
 }
@@ -363,18 +357,6 @@ std::string classify_ytdlp_error(const std::string& stderr_text) {
 }
 
 // ---- MediaProbe ---------------------------------------------------------------
-
-MediaProbeOptions MediaProbeOptions::from_env() {
-  MediaProbeOptions o;
-  if (const char* v = std::getenv("SCRIBE_YTDLP"); v && *v) o.ytdlp = v;
-  if (const char* v = std::getenv("SCRIBE_FFPROBE"); v && *v) o.ffprobe = v;
-  o.download.total_timeout =
-      std::chrono::seconds(env_seconds("SCRIBE_MEDIA_DOWNLOAD_TIMEOUT_SECONDS", static_cast<int>(o.download.total_timeout.count())));
-  o.ytdlp_timeout = std::chrono::seconds(env_seconds("SCRIBE_YTDLP_TIMEOUT_SECONDS", static_cast<int>(o.ytdlp_timeout.count())));
-  o.ffprobe_timeout =
-      std::chrono::seconds(env_seconds("SCRIBE_FFPROBE_TIMEOUT_SECONDS", static_cast<int>(o.ffprobe_timeout.count())));
-  return o;
-}
 
 MediaProbe::MediaProbe(UrlPolicy policy, std::string work_dir, MediaProbeOptions options)
     : policy_(std::move(policy)), work_dir_(std::move(work_dir)), options_(std::move(options)) {}

@@ -37,14 +37,12 @@ struct MediaProbeOptions {
   DownloadLimits download{limits::kMaxUploadBytes};
   std::chrono::seconds ytdlp_timeout{60};    // SCRIBE_YTDLP_TIMEOUT_SECONDS
   std::chrono::seconds ffprobe_timeout{60};  // SCRIBE_FFPROBE_TIMEOUT_SECONDS
-
-  static MediaProbeOptions from_env();
 };
 
 class MediaProbe {
  public:
   explicit MediaProbe(UrlPolicy policy, std::string work_dir,
-                      MediaProbeOptions options = MediaProbeOptions::from_env());
+                      MediaProbeOptions options = {});
 
   // source: "external_url" (download with HttpClient, then ffprobe), or
   // "video_site" / "platform_url" (yt-dlp metadata; when it carries no duration,

@@ -694,12 +694,9 @@ TEST_F(MediaProbeTest, YtdlpMissingOrHangingBinary) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
 }
 
-TEST_F(MediaProbeTest, YtdlpBinaryFromEnvironment) {
-  ::setenv("SCRIBE_YTDLP", (g_bin / "yt-dlp").c_str(), 1);
-  MediaProbeOptions o = MediaProbeOptions::from_env();
-  ::unsetenv("SCRIBE_YTDLP");
-  EXPECT_EQ(o.ytdlp, (g_bin / "yt-dlp").string());
-  EXPECT_EQ(o.download.total_timeout, std::chrono::seconds(600));
+TEST_F(MediaProbeTest, YtdlpBinaryByPath) {
+  MediaProbeOptions o;
+  o.ytdlp = (g_bin / "yt-dlp").string();
   write_file(g_bin / "stderr.txt", "ERROR: [youtube] x: Sign in to confirm your age\n");
   expect_error([&] { probe_with(lax_policy(), o).probe("video_site", url("/v")); }, "video_age_restricted");
 }

@@ -11,6 +11,8 @@ scripts/install_deps.sh
 # Layers only point down (the order is in the script and README).
 scripts/check_layers.sh
 scripts/build.sh release
+# The settings table in docs/ is the one the binary prints from its declaration.
+scripts/check_settings_doc.sh build/scribe
 scripts/build.sh asan
 
 pgdir=$(mktemp -d /tmp/scribe-test-pg.XXXXXX)

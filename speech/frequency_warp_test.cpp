@@ -64,7 +64,7 @@ TEST_F(FrequencyWarpTest, FactoryChoosesOnlyWhenEnabled) {
 // own. That front end must be the decoder's: at a warp of 1 (written as
 // 1.0000 either way) both paths hear the same words at the same times.
 TEST_F(FrequencyWarpTest, OwnFrontEndMatchesTheDecoders) {
-  PocketSphinxFactory factory;
+  PocketSphinxFactory factory{PocketSphinxOptions{}};
   auto engine = factory.make();
   const auto pcm = load("male.wav");
   const Recognition raw = engine->recognize(pcm.data(), pcm.size(), "en", {1.0});
@@ -90,7 +90,7 @@ TEST_F(FrequencyWarpTest, OwnFrontEndMatchesTheDecoders) {
 // second engine is made after the first has decoded, and hears loud noise
 // before the speech.
 TEST_F(FrequencyWarpTest, WarpedPieceDecodesTheSameWhateverCameBefore) {
-  PocketSphinxFactory factory;
+  PocketSphinxFactory factory{PocketSphinxOptions{}};
   const auto pcm = load("male.wav"), noise = load("noise.wav");
   auto fresh = factory.make();
   const Recognition first = fresh->recognize(pcm.data(), pcm.size(), "en", {1.12});
@@ -110,7 +110,7 @@ TEST_F(FrequencyWarpTest, WarpedPieceDecodesTheSameWhateverCameBefore) {
 // was made still warps.
 TEST_F(FrequencyWarpTest, SameWarpAgainAfterADecoderStillWarps) {
   const auto pcm = load("male.wav");
-  PocketSphinxFactory factory;
+  PocketSphinxFactory factory{PocketSphinxOptions{}};
   const Cepstra plain = cepstra(make_front_end(PocketSphinxOptions{}, 1.0).get(), pcm.data(), pcm.size());
   const Cepstra once = cepstra(make_front_end(PocketSphinxOptions{}, 1.12).get(), pcm.data(), pcm.size());
   factory.make();

@@ -20,11 +20,6 @@ namespace {
 // verbose_json, so a body of this size means the answer was cut off.
 constexpr size_t kPostBodyCap = 64 * 1024;
 
-const char* env(const char* name) {
-  const char* v = std::getenv(name);
-  return (v && *v) ? v : nullptr;
-}
-
 std::string trim(std::string_view s) {
   auto b = s.find_first_not_of(" \t\r\n");
   if (b == std::string_view::npos) return "";
@@ -37,17 +32,6 @@ std::string lower(std::string s) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   }
   return s;
-}
-
-std::vector<std::string> split_languages(const std::string& list) {
-  std::vector<std::string> out;
-  std::stringstream in(list);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    item = lower(trim(item));
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
 }
 
 void put_le(std::string& out, uint32_t value, int bytes) {
@@ -236,28 +220,15 @@ class OpenAiAsrEngine : public AsrEngine {
 
 }  // namespace
 
-std::optional<OpenAiAsrOptions> OpenAiAsrOptions::from_env() {
-  const char* url = env("SCRIBE_OPENAI_ASR_URL");
-  if (!url) return std::nullopt;
-  OpenAiAsrOptions o;
-  o.base_url = url;
-  if (auto v = env("SCRIBE_OPENAI_ASR_MODEL")) o.model = v;
-  if (auto v = env("SCRIBE_OPENAI_ASR_API_KEY")) o.api_key = v;
-  o.languages = split_languages(kDefaultOpenAiAsrLanguages);
-  if (auto v = env("SCRIBE_OPENAI_ASR_LANGUAGES")) {
-    auto list = split_languages(v);
-    if (list.empty()) throw std::runtime_error("SCRIBE_OPENAI_ASR_LANGUAGES names no language");
-    o.languages = std::move(list);
+std::vector<std::string> parse_asr_languages(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    item = lower(trim(item));
+    if (!item.empty()) out.push_back(item);
   }
-  if (auto v = env("SCRIBE_OPENAI_ASR_PARALLELISM")) {
-    char* end = nullptr;
-    long n = std::strtol(v, &end, 10);
-    if (*end != '\0' || n < 1 || n > 1024) {
-      throw std::runtime_error("SCRIBE_OPENAI_ASR_PARALLELISM must be an integer from 1 to 1024");
-    }
-    o.parallelism = static_cast<int>(n);
-  }
-  return o;
+  return out;
 }
 
 std::string openai_transcriptions_url(const std::string& base_url) {

@@ -25,16 +25,14 @@ struct OpenAiAsrOptions {
   int parallelism = 2;                 // concurrent requests
   std::chrono::seconds timeout{300};   // per request
 
-  // SCRIBE_OPENAI_ASR_URL (absent or empty: nullopt, the engine is not
-  // configured), SCRIBE_OPENAI_ASR_MODEL, SCRIBE_OPENAI_ASR_API_KEY,
-  // SCRIBE_OPENAI_ASR_LANGUAGES (comma list; default kDefaultLanguages),
-  // SCRIBE_OPENAI_ASR_PARALLELISM (integer >= 1). Throws std::runtime_error
-  // when a set variable is malformed.
-  static std::optional<OpenAiAsrOptions> from_env();
 };
 
 // Languages Whisper models recognize well enough to offer by default.
 inline constexpr const char* kDefaultOpenAiAsrLanguages = "en,de,fr,es,it,pt,nl,ja,zh,ru";
+
+// A comma list of language codes, lower-cased, blanks and empty items
+// dropped (SCRIBE_OPENAI_ASR_LANGUAGES).
+std::vector<std::string> parse_asr_languages(const std::string& list);
 
 // The transcription endpoint for a base URL: "http://h:8000" and
 // "http://h:8000/v1" give "http://h:8000/v1/audio/transcriptions"; a URL that

@@ -209,27 +209,6 @@ TEST(OpenAiAsr, NonJsonIsAnError) {
   EXPECT_THROW(parse_verbose_json("[1,2]", 1.0), std::runtime_error);
 }
 
-TEST(OpenAiAsr, OptionsFromEnvironment) {
-  unsetenv("SCRIBE_OPENAI_ASR_URL");
-  EXPECT_EQ(OpenAiAsrOptions::from_env(), std::nullopt);
-  setenv("SCRIBE_OPENAI_ASR_URL", "http://gpu-box:8000", 1);
-  setenv("SCRIBE_OPENAI_ASR_LANGUAGES", " en, DE ,,fr", 1);
-  setenv("SCRIBE_OPENAI_ASR_PARALLELISM", "4", 1);
-  auto o = OpenAiAsrOptions::from_env();
-  ASSERT_TRUE(o);
-  EXPECT_EQ(o->base_url, "http://gpu-box:8000");
-  EXPECT_EQ(o->model, "whisper-1");
-  EXPECT_EQ(o->api_key, std::nullopt);
-  EXPECT_EQ(o->languages, (std::vector<std::string>{"en", "de", "fr"}));
-  EXPECT_EQ(o->parallelism, 4);
-  setenv("SCRIBE_OPENAI_ASR_PARALLELISM", "many", 1);
-  EXPECT_THROW(OpenAiAsrOptions::from_env(), std::runtime_error);
-  unsetenv("SCRIBE_OPENAI_ASR_PARALLELISM");
-  unsetenv("SCRIBE_OPENAI_ASR_LANGUAGES");
-  EXPECT_EQ(OpenAiAsrOptions::from_env()->languages.size(), 10u);
-  unsetenv("SCRIBE_OPENAI_ASR_URL");
-}
-
 TEST(OpenAiAsr, FactoryRefusesANonHttpUrl) {
   OpenAiAsrOptions o;
   o.base_url = "ftp://gpu-box";

@@ -23,13 +23,6 @@ namespace {
 // PocketSphinx works in 10 ms frames.
 constexpr double kSphinxFrameSeconds = 0.01;
 
-std::vector<std::string> split_args(const std::string& s) {
-  std::istringstream in(s);
-  std::vector<std::string> out;
-  for (std::string tok; in >> tok;) out.push_back(tok);
-  return out;
-}
-
 class PocketSphinxEngine final : public AsrEngine {
  public:
   explicit PocketSphinxEngine(const PocketSphinxOptions& o) : options_(o) {
@@ -132,17 +125,6 @@ PocketSphinxOptions PocketSphinxOptions::for_profile(const std::string& name) {
   PocketSphinxOptions o;
   o.profile = p->name;
   o.vtln = p->vtln;
-  return o;
-}
-
-PocketSphinxOptions PocketSphinxOptions::from_env() {
-  const char* profile = std::getenv("SCRIBE_SPEECH_PROFILE");
-  PocketSphinxOptions o = for_profile(profile && *profile ? profile : kDefaultSpeechProfile);
-  if (const char* v = std::getenv("SCRIBE_POCKETSPHINX_MODEL_DIR"); v && *v) o.model_dir = v;
-  if (const char* v = std::getenv("SCRIBE_ASR_THREADS"); v && *v) o.parallelism = std::atoi(v);
-  if (const char* v = std::getenv("SCRIBE_POCKETSPHINX_LM"); v && *v) o.language_model = v;
-  if (const char* v = std::getenv("SCRIBE_POCKETSPHINX_ARGS"); v && *v) o.extra_args = split_args(v);
-  if (const char* v = std::getenv("SCRIBE_POCKETSPHINX_VTLN"); v && *v) o.vtln = std::string(v) != "0";
   return o;
 }
 

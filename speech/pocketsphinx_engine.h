@@ -26,9 +26,6 @@ struct PocketSphinxOptions {
   // profile's choice unless SCRIBE_POCKETSPHINX_VTLN says (0 off, 1 on).
   bool vtln = true;
 
-  // Throws std::invalid_argument naming the setting, the value and what is
-  // allowed when SCRIBE_SPEECH_PROFILE is not a profile's name.
-  static PocketSphinxOptions from_env();
   // The options of a named profile (its VTLN choice included); throws
   // std::invalid_argument for an unknown name.
   static PocketSphinxOptions for_profile(const std::string& name);
@@ -44,7 +41,7 @@ struct PocketSphinxOptions {
 
 class PocketSphinxFactory final : public AsrEngineFactory {
  public:
-  explicit PocketSphinxFactory(PocketSphinxOptions options = PocketSphinxOptions::from_env());
+  explicit PocketSphinxFactory(PocketSphinxOptions options);
   std::unique_ptr<AsrEngine> make() const override;
   int parallelism() const override;
   std::vector<std::string> languages() const override { return {"en"}; }

@@ -16,7 +16,7 @@ namespace scribe::speech {
 namespace {
 
 TEST(PocketSphinxEngine, DecodersMadeUsedAndFreedConcurrentlyAreIndependent) {
-  PocketSphinxFactory factory;
+  PocketSphinxFactory factory{PocketSphinxOptions{}};
   // One second of a vowel-like tone: the decoder logs and searches while
   // other threads make and free theirs.
   std::vector<int16_t> pcm(16000);

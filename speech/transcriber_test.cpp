@@ -16,7 +16,7 @@ class Transcriber : public ::testing::Test {
   static void SetUpTestSuite() {
     scratch_ = std::make_unique<testing::MediaScratch>("scribe_transcriber_test");
     dir_ = scratch_->dir().string();
-    engines_ = new EnginePool(std::make_shared<PocketSphinxFactory>());
+    engines_ = new EnginePool(std::make_shared<PocketSphinxFactory>(PocketSphinxOptions{}));
     speech_ = dir_ + "/speech.wav";
     run("flite -voice slt -t 'The library opens at nine in the morning. Please return your books on time.' -o " +
         dir_ + "/raw.wav && sox " + dir_ + "/raw.wav -r 16000 -c 1 -b 16 " + speech_ + " pad 0.5 0.5");
@@ -73,7 +73,7 @@ TEST_F(Transcriber, SpeechBecomesSentencesWithTimedWordsInOrder) {
 TEST_F(Transcriber, WordsDoNotDependOnWhatTheEngineDecodedBefore) {
   // One decoder, reused: the same recording before and after another one (a
   // different voice over noise) must come out the same, word for word.
-  auto options = PocketSphinxOptions::from_env();
+  auto options = PocketSphinxOptions{};
   options.parallelism = 1;
   EnginePool one(std::make_shared<PocketSphinxFactory>(options));
   const std::string other = dir_ + "/other.wav";

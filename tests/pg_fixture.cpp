@@ -1,7 +1,11 @@
 #include "tests/pg_fixture.h"
 
 #include <cstdlib>
+#include <filesystem>
+#include <functional>
 
+#include "api/upload_store.h"
+#include "common/object_store.h"
 #include "eventstore/migrator.h"
 #include "projections/projection.h"
 
@@ -20,6 +24,18 @@ void PgTest::SetUpTestSuite() {
   // they would send (and fail) other tests' outbox rows.
   setenv("SCRIBE_WORKER_SLOTS", "0", 0);
   setenv("SCRIBE_WEBHOOK_SENDERS", "0", 0);
+  // This process's own stores, as `scribe serve` configures them from its settings.
+  // One folder per test database, so artifacts written by one run of the
+  // tests are found by the next run against the same database.
+  static const std::string scratch =
+      (std::filesystem::temp_directory_path() /
+       ("scribe-pgtest-" + std::to_string(std::hash<std::string>{}(database_url()))))
+          .string();
+  configure_object_store(scratch + "/objects");
+  api::uploads::configure_staging(scratch + "/work");
+  // ... and the `scribe` processes the tests spawn share them.
+  setenv("SCRIBE_OBJECT_STORE_DIR", (scratch + "/objects").c_str(), 1);
+  setenv("SCRIBE_WORK_DIR", (scratch + "/work").c_str(), 1);
   auto conn = db::open_connection(database_url(), false);
   eventstore::migrate(*conn);
   projections::install_inline_hook();

@@ -139,26 +139,8 @@ void deliver(pqxx::connection& conn, const HttpClient& client, const DispatcherO
 
 }  // namespace
 
-DispatcherOptions DispatcherOptions::from_env() {
-  DispatcherOptions o;
-  o.senders = std::max(0, env_int("SCRIBE_WEBHOOK_SENDERS", o.senders));
-  o.poll = std::chrono::milliseconds(std::max(10, env_int("SCRIBE_WEBHOOK_POLL_MS", 500)));
-  // A lease shorter than an attempt could hand a delivery that is still being
-  // sent to a second sender; it is kept above the 10 s timeout.
-  const int min_lease = static_cast<int>(o.timeout.count() / 1000) + 1;
-  o.lease = std::chrono::seconds(std::max(min_lease, env_int("SCRIBE_WEBHOOK_LEASE_SECONDS", 30)));
-  if (const char* v = std::getenv("SCRIBE_WEBHOOK_RETRY_DELAYS"); v && *v) {
-    auto parsed = webhook::RetryPolicy::parse(v, limits::kWebhookMaxAttempts);
-    if (!parsed) throw std::runtime_error("SCRIBE_WEBHOOK_RETRY_DELAYS must be seconds separated by commas");
-    o.retry = *parsed;
-  }
-  return o;
-}
-
-WebhookDispatcher::WebhookDispatcher(std::string database_url, DispatcherOptions options)
-    : url_(std::move(database_url)),
-      options_(std::move(options)),
-      client_(UrlPolicy::from_env(), "service-webhook/1") {}
+WebhookDispatcher::WebhookDispatcher(std::string database_url, DispatcherOptions options, UrlPolicy outbound)
+    : url_(std::move(database_url)), options_(std::move(options)), client_(std::move(outbound), "service-webhook/1") {}
 
 WebhookDispatcher::~WebhookDispatcher() { stop(); }
 

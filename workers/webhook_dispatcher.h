@@ -24,14 +24,16 @@ struct DispatcherOptions {
   int senders = 4;                         // SCRIBE_WEBHOOK_SENDERS: deliveries in flight per process (0: off)
   webhook::RetryPolicy retry = webhook::RetryPolicy::spec();  // SCRIBE_WEBHOOK_RETRY_DELAYS (seconds, comma separated)
   std::chrono::milliseconds timeout{std::chrono::seconds(limits::kWebhookTimeoutSeconds)};  // the spec's, per attempt
-  std::chrono::seconds lease{30};            // SCRIBE_WEBHOOK_LEASE_SECONDS (at least 11): longer than an attempt
+  // SCRIBE_WEBHOOK_LEASE_SECONDS: longer than an attempt (kWebhookTimeoutSeconds + 1 at least), so a
+  // delivery still being sent is not handed to a second sender.
+  std::chrono::seconds lease{30};
   std::chrono::milliseconds poll{500};       // SCRIBE_WEBHOOK_POLL_MS: idle wait when no NOTIFY arrives
-  static DispatcherOptions from_env();
 };
 
 class WebhookDispatcher {
  public:
-  WebhookDispatcher(std::string database_url, DispatcherOptions options = DispatcherOptions::from_env());
+  // `outbound` is the policy for receivers' URLs (SCRIBE_ALLOW_PRIVATE_URLS, ...).
+  WebhookDispatcher(std::string database_url, DispatcherOptions options, UrlPolicy outbound);
   ~WebhookDispatcher();
   void start();
   void stop();

@@ -84,16 +84,6 @@ transcript::TranscriptArtifact make_artifact(pqxx::connection& conn, const Trans
 
 }  // namespace
 
-WorkerOptions WorkerOptions::from_env() {
-  WorkerOptions o;
-  o.slots = std::max(0, env_int("SCRIBE_WORKER_SLOTS", o.slots));
-  o.lease = std::chrono::seconds(std::max(2, env_int("SCRIBE_WORKER_LEASE_SECONDS", 60)));
-  o.poll = std::chrono::milliseconds(std::max(10, env_int("SCRIBE_WORKER_POLL_MS", 1000)));
-  const char* dir = std::getenv("SCRIBE_WORK_DIR");
-  o.work_dir = (dir && *dir) ? dir : (std::filesystem::temp_directory_path() / "scribe-work").string();
-  return o;
-}
-
 Worker::Worker(std::string database_url, Engines engines, std::shared_ptr<const MediaProbe> media,
                WorkerOptions options)
     : url_(std::move(database_url)), engines_(std::move(engines)), media_(std::move(media)), options_(std::move(options)) {

@@ -24,8 +24,7 @@ struct WorkerOptions {
   int slots = 1;                           // SCRIBE_WORKER_SLOTS: jobs at once per process
   std::chrono::seconds lease{60};          // SCRIBE_WORKER_LEASE_SECONDS
   std::chrono::milliseconds poll{1000};    // SCRIBE_WORKER_POLL_MS: idle wait between claims
-  std::string work_dir;                    // SCRIBE_WORK_DIR, default <tmp>/scribe-work
-  static WorkerOptions from_env();
+  std::string work_dir;                    // SCRIBE_WORK_DIR: fetched media go to <work_dir>/media
 };
 
 class Worker {
@@ -33,7 +32,7 @@ class Worker {
   // `engines` maps each pipeline code to its recognizer.
   using Engines = std::map<std::string, std::shared_ptr<speech::EnginePool>>;
   Worker(std::string database_url, Engines engines, std::shared_ptr<const media::MediaProbe> media,
-         WorkerOptions options = WorkerOptions::from_env());
+         WorkerOptions options);
   ~Worker();
   void start();
   // Stops claiming, aborts running jobs and hands them back to the queue.

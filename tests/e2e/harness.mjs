@@ -12,11 +12,13 @@ export const BIN = process.env.SCRIBE_BIN || new URL('../../build/scribe', impor
 export const DB = process.env.SCRIBE_TEST_DATABASE_URL;
 if (!DB) throw new Error('SCRIBE_TEST_DATABASE_URL is not set; run scripts/test.sh');
 
-const env = (extra = {}) => ({ ...process.env, SCRIBE_DATABASE_URL: DB, SCRIBE_LOG_LEVEL: 'warn', ...extra });
-
-// One object store for every process of the run, as in a deployment where
-// servers and workers share the store.
+// One object store and one scratch folder for every process of the run, as in
+// a deployment where servers and workers share the store.
 export const OBJECTS = process.env.SCRIBE_OBJECT_STORE_DIR || mkdtempSync(join(tmpdir(), 'scribe-e2e-objects-'));
+const WORK = process.env.SCRIBE_WORK_DIR || mkdtempSync(join(tmpdir(), 'scribe-e2e-work-'));
+
+const env = (extra = {}) =>
+  ({ ...process.env, SCRIBE_DATABASE_URL: DB, SCRIBE_LOG_LEVEL: 'warn', SCRIBE_WORK_DIR: WORK, ...extra });
 
 // Starts a server on a free port. Returns {url, metricsUrl, proc, port, stop(signal)}.
 // Pipeline workers run only when asked for (workers: true): the API tests

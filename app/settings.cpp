@@ -1,0 +1,398 @@
+#include "app/settings.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "domain/limits.h"
+#include "domain/webhook.h"
+#include "speech/speech_profile.h"
+
+extern char** environ;
+
+namespace scribe::app {
+namespace {
+
+using Apply = std::function<void(Settings&, const std::string&)>;
+
+std::string between(int min, int max) {
+  return "an integer from " + std::to_string(min) + " to " + std::to_string(max);
+}
+
+Apply integer(int min, int max, std::function<void(Settings&, int)> set) {
+  return [=](Settings& s, const std::string& v) { set(s, parse_int_setting(v, min, max)); };
+}
+
+Apply text(std::function<void(Settings&, const std::string&)> set) {
+  return [=](Settings& s, const std::string& v) {
+    if (v.empty()) throw std::invalid_argument("empty");
+    set(s, v);
+  };
+}
+
+Apply boolean(std::function<void(Settings&, bool)> set) {
+  return [=](Settings& s, const std::string& v) { set(s, parse_bool_setting(v)); };
+}
+
+bool is_http_url(const std::string& v) { return v.rfind("http://", 0) == 0 || v.rfind("https://", 0) == 0; }
+
+Apply http_url(std::function<void(Settings&, const std::string&)> set) {
+  return [=](Settings& s, const std::string& v) {
+    if (!is_http_url(v) || v.find_first_of(" \t") != std::string::npos) throw std::invalid_argument("not an http(s) URL");
+    set(s, v);
+  };
+}
+
+std::string seconds_text(std::chrono::seconds s) { return std::to_string(s.count()); }
+std::string ms_text(std::chrono::milliseconds ms) { return std::to_string(ms.count()); }
+
+std::string join(const std::vector<std::string>& items, const char* sep) {
+  std::string out;
+  for (const auto& i : items) out += (out.empty() ? "" : sep) + i;
+  return out;
+}
+
+std::string retry_text(const webhook::RetryPolicy& p) {
+  std::vector<std::string> items;
+  for (auto d : p.delays) items.push_back(std::to_string(d.count()));
+  return join(items, ",");
+}
+
+std::vector<SettingSpec> make_specs() {
+  const workers::WorkerOptions worker;
+  const workers::DispatcherOptions webhooks;
+  const media::MediaProbeOptions media;
+  const speech::PocketSphinxOptions sphinx;
+  const speech::OpenAiAsrOptions openai;
+  const int min_webhook_lease = limits::kWebhookTimeoutSeconds + 1;
+  std::vector<SettingSpec> t;
+  // --- server -------------------------------------------------------------
+  t.push_back({"SCRIBE_DATABASE_URL", "database-url", "server", "PostgreSQL connection URL", "a postgresql:// URL",
+               "postgresql://scribe@127.0.0.1:5433/scribe", true, [](Settings& s, const std::string& v) {
+                 if (v.rfind("postgresql://", 0) != 0 && v.rfind("postgres://", 0) != 0)
+                   throw std::invalid_argument("not a postgresql:// URL");
+                 s.server.database_url = v;
+               }});
+  t.push_back({"SCRIBE_LISTEN_HOST", "host", "server", "address the HTTP API listens on", "a host name or IP address",
+               "127.0.0.1", false, text([](Settings& s, const std::string& v) { s.server.listen_host = v; })});
+  t.push_back({"SCRIBE_PORT", "port", "server", "port the HTTP API listens on; 0 for any free port", between(0, 65535),
+               "8080", false,
+               integer(0, 65535, [](Settings& s, int v) { s.server.listen_port = static_cast<uint16_t>(v); })});
+  t.push_back({"SCRIBE_PUBLIC_URL", "public-url", "server", "base URL of links in responses (deep links, upload URLs)",
+               "an http(s) URL", "<http://host:bound port>", false, http_url([](Settings& s, const std::string& v) {
+                 s.server.public_url = v;
+                 s.server.public_url_given = true;
+               })});
+  t.push_back({"SCRIBE_IO_THREADS", "io-threads", "server", "HTTP I/O threads", between(1, 256), "1", false,
+               integer(1, 256, [](Settings& s, int v) { s.server.io_threads = v; })});
+  t.push_back({"SCRIBE_DB_POOL", "db-pool", "server", "database connections and request threads", between(1, 1024), "8",
+               false, integer(1, 1024, [](Settings& s, int v) { s.server.db_pool_size = v; })});
+  t.push_back({"SCRIBE_RATE_LIMIT_PER_MINUTE", "rate-limit", "server", "requests per minute per API key",
+               between(1, 100'000'000), std::to_string(limits::kRequestsPerMinute), false,
+               integer(1, 100'000'000, [](Settings& s, int v) { s.server.rate_limit_per_minute = v; })});
+  t.push_back({"SCRIBE_LOG_LEVEL", "log-level", "server", "least severe log level written", "debug, info, warn or error",
+               "info", false, [](Settings& s, const std::string& v) {
+                 if (v != "debug" && v != "info" && v != "warn" && v != "error")
+                   throw std::invalid_argument("not a log level");
+                 s.server.log_level = v;
+               }});
+  t.push_back({"SCRIBE_METRICS_ADDR", "metrics-addr", "server",
+               "where GET /metrics is served (its own listener; the API port does not serve it)",
+               "host:port, [ipv6]:port (port 0 for any free port), or 0/off for nowhere", "127.0.0.1:9464", false,
+               [](Settings& s, const std::string& v) {
+                 std::string host;
+                 uint16_t port = 0;
+                 if (!metrics_disabled(v) && !parse_listen_address(v, host, port))
+                   throw std::invalid_argument("not a listen address");
+                 s.server.metrics_addr = v;
+               }});
+  t.push_back({"SCRIBE_HOUSEKEEPING_SECONDS", "housekeeping-seconds", "server",
+               "how often expired unfinished uploads and idempotency entries older than 24 h are deleted; 0 for never",
+               between(0, 86400), "600", false, integer(0, 86400, [](Settings& s, int v) { s.housekeeping_seconds = v; })});
+  // --- storage ------------------------------------------------------------
+  t.push_back({"SCRIBE_DATA_DIR", "data-dir", "storage", "folder under which objects and scratch files go by default",
+               "a folder path", "data", false, text([](Settings& s, const std::string& v) { s.data_dir = v; })});
+  t.push_back({"SCRIBE_OBJECT_STORE_DIR", "object-store-dir", "storage",
+               "where uploads and transcript artifacts are stored", "a folder path", "<data dir>/objects", false,
+               text([](Settings& s, const std::string& v) { s.object_store_dir = v; })});
+  t.push_back({"SCRIBE_WORK_DIR", "work-dir", "storage",
+               "scratch space: upload bodies while they arrive (staging/) and fetched media (media/); best on the "
+               "object store's file system, so finishing an upload is a rename",
+               "a folder path", "<data dir>/work", false, text([](Settings& s, const std::string& v) { s.work_dir = v; })});
+  // --- outbound -----------------------------------------------------------
+  t.push_back({"SCRIBE_ALLOW_PRIVATE_URLS", "allow-private-urls", "outbound",
+               "let media links, callbacks and webhooks reach loopback and private hosts (local testing only)",
+               "1/0, true/false, yes/no, on/off", "0", false,
+               boolean([](Settings& s, bool v) { s.outbound.allow_private = v; })});
+  t.push_back({"SCRIBE_ALLOWED_PRIVATE_ENDPOINTS", "allowed-private-endpoints", "outbound",
+               "private endpoints that may be reached anyway, e.g. an in-house media server",
+               "a comma list of numeric ip:port ([v6]:port)", "(none)", false, [](Settings& s, const std::string& v) {
+                 s.outbound.allowed_private_endpoints.clear();
+                 std::stringstream in(v);
+                 for (std::string item; std::getline(in, item, ',');) {
+                   auto words = split_words(item);
+                   if (words.empty()) continue;
+                   std::string host;
+                   uint16_t port = 0;
+                   if (words.size() != 1 || !parse_listen_address(words[0], host, port))
+                     throw std::invalid_argument("'" + item + "' is not ip:port");
+                   s.outbound.allowed_private_endpoints.push_back(words[0]);
+                 }
+               }});
+  t.push_back({"SCRIBE_OUTBOUND_CA_FILE", "outbound-ca-file", "outbound",
+               "CA bundle trusted for outbound HTTPS instead of the system's", "a readable file", "(the system's)", false,
+               [](Settings& s, const std::string& v) {
+                 if (!std::ifstream(v)) throw std::invalid_argument("cannot be read");
+                 s.outbound.ca_file = v;
+               }});
+  // --- media --------------------------------------------------------------
+  t.push_back({"SCRIBE_YTDLP", "ytdlp", "media", "yt-dlp program for video-site links", "a program name or path",
+               media.ytdlp, false, text([](Settings& s, const std::string& v) { s.media.ytdlp = v; })});
+  t.push_back({"SCRIBE_FFPROBE", "ffprobe", "media", "ffprobe program that measures media", "a program name or path",
+               media.ffprobe, false, text([](Settings& s, const std::string& v) { s.media.ffprobe = v; })});
+  t.push_back({"SCRIBE_MEDIA_DOWNLOAD_TIMEOUT_SECONDS", "media-download-timeout-seconds", "media",
+               "longest download of a media link by a worker", between(1, 86400),
+               seconds_text(media.download.total_timeout), false,
+               integer(1, 86400, [](Settings& s, int v) { s.media.download.total_timeout = std::chrono::seconds(v); })});
+  t.push_back({"SCRIBE_YTDLP_TIMEOUT_SECONDS", "ytdlp-timeout-seconds", "media", "longest yt-dlp run",
+               between(1, 86400), seconds_text(media.ytdlp_timeout), false,
+               integer(1, 86400, [](Settings& s, int v) { s.media.ytdlp_timeout = std::chrono::seconds(v); })});
+  t.push_back({"SCRIBE_FFPROBE_TIMEOUT_SECONDS", "ffprobe-timeout-seconds", "media", "longest ffprobe run",
+               between(1, 86400), seconds_text(media.ffprobe_timeout), false,
+               integer(1, 86400, [](Settings& s, int v) { s.media.ffprobe_timeout = std::chrono::seconds(v); })});
+  // --- speech -------------------------------------------------------------
+  t.push_back({"SCRIBE_SPEECH_PROFILE", "speech-profile", "speech",
+               "speed/accuracy profile of the standard pipeline (bench/README.md, Speech profiles)",
+               speech::speech_profile_names(), speech::kDefaultSpeechProfile, false,
+               [](Settings& s, const std::string& v) {
+                 if (!speech::find_speech_profile(v)) throw std::invalid_argument("not a speech profile");
+                 s.pocketsphinx.profile = v;
+               }});
+  t.push_back({"SCRIBE_POCKETSPHINX_MODEL_DIR", "pocketsphinx-model-dir", "speech",
+               "PocketSphinx model folder (en-us/, cmudict-en-us.dict, en-us.lm.bin)", "a folder path", sphinx.model_dir,
+               false, text([](Settings& s, const std::string& v) { s.pocketsphinx.model_dir = v; })});
+  t.push_back({"SCRIBE_POCKETSPHINX_LM", "pocketsphinx-lm", "speech", "language model file (e.g. from `scribe lm`)",
+               "a file path", "<model dir>/en-us.lm.bin", false,
+               text([](Settings& s, const std::string& v) { s.pocketsphinx.language_model = v; })});
+  t.push_back({"SCRIBE_POCKETSPHINX_ARGS", "pocketsphinx-args", "speech",
+               "extra decoder arguments, replacing the profile's of the same name",
+               "space-separated -name value pairs", "(none)", false, [](Settings& s, const std::string& v) {
+                 auto words = split_words(v);
+                 for (std::size_t i = 0; i < words.size(); i += 2)
+                   if (words[i].size() < 2 || words[i][0] != '-' || i + 1 == words.size())
+                     throw std::invalid_argument("not -name value pairs");
+                 s.pocketsphinx.extra_args = words;
+               }});
+  t.push_back({"SCRIBE_POCKETSPHINX_VTLN", "pocketsphinx-vtln", "speech",
+               "vocal tract length normalization per recording", "1/0, true/false, yes/no, on/off", "<the profile's>",
+               false, boolean([](Settings& s, bool v) { s.pocketsphinx_vtln = v; })});
+  t.push_back({"SCRIBE_ASR_THREADS", "asr-threads", "speech", "decoding threads per job; 0 for one per core",
+               between(0, 1024), std::to_string(sphinx.parallelism), false,
+               integer(0, 1024, [](Settings& s, int v) { s.pocketsphinx.parallelism = v; })});
+  t.push_back({"SCRIBE_OPENAI_ASR_URL", "openai-asr-url", "speech",
+               "an OpenAI-compatible transcription server, offered as its own pipeline", "an http(s) URL", "(none)",
+               false, http_url([](Settings& s, const std::string& v) { s.openai_asr.base_url = v; })});
+  t.push_back({"SCRIBE_OPENAI_ASR_MODEL", "openai-asr-model", "speech", "model name sent to that server", "text",
+               openai.model, false, text([](Settings& s, const std::string& v) { s.openai_asr.model = v; })});
+  t.push_back({"SCRIBE_OPENAI_ASR_API_KEY", "openai-asr-api-key", "speech", "bearer key sent to that server", "text",
+               "(none)", true, text([](Settings& s, const std::string& v) { s.openai_asr.api_key = v; })});
+  t.push_back({"SCRIBE_OPENAI_ASR_LANGUAGES", "openai-asr-languages", "speech", "languages that pipeline offers",
+               "a comma list of language codes", speech::kDefaultOpenAiAsrLanguages, false,
+               [](Settings& s, const std::string& v) {
+                 auto list = speech::parse_asr_languages(v);
+                 if (list.empty()) throw std::invalid_argument("names no language");
+                 s.openai_asr.languages = std::move(list);
+               }});
+  t.push_back({"SCRIBE_OPENAI_ASR_PARALLELISM", "openai-asr-parallelism", "speech",
+               "concurrent requests to that server", between(1, 1024), std::to_string(openai.parallelism), false,
+               integer(1, 1024, [](Settings& s, int v) { s.openai_asr.parallelism = v; })});
+  // --- workers ------------------------------------------------------------
+  t.push_back({"SCRIBE_WORKER_SLOTS", "worker-slots", "workers", "transcription jobs at once per process; 0 for none",
+               between(0, 256), std::to_string(worker.slots), false,
+               integer(0, 256, [](Settings& s, int v) { s.worker.slots = v; })});
+  t.push_back({"SCRIBE_WORKER_LEASE_SECONDS", "worker-lease-seconds", "workers",
+               "a killed worker's job is taken again this long after its last heartbeat", between(2, 86400),
+               seconds_text(worker.lease), false,
+               integer(2, 86400, [](Settings& s, int v) { s.worker.lease = std::chrono::seconds(v); })});
+  t.push_back({"SCRIBE_WORKER_POLL_MS", "worker-poll-ms", "workers", "idle wait between claims when no event wakes it",
+               between(10, 600'000), ms_text(worker.poll), false,
+               integer(10, 600'000, [](Settings& s, int v) { s.worker.poll = std::chrono::milliseconds(v); })});
+  // --- webhooks -----------------------------------------------------------
+  t.push_back({"SCRIBE_WEBHOOK_SENDERS", "webhook-senders", "webhooks",
+               "webhook deliveries in flight per process; 0 for none", between(0, 256),
+               std::to_string(webhooks.senders), false,
+               integer(0, 256, [](Settings& s, int v) { s.webhooks.senders = v; })});
+  t.push_back({"SCRIBE_WEBHOOK_RETRY_DELAYS", "webhook-retry-delays", "webhooks",
+               "seconds between a delivery's attempts (the spec's 1 min, 5 min, 30 min, 3 h, 12 h)",
+               "a comma list of positive integers", retry_text(webhooks.retry), false,
+               [](Settings& s, const std::string& v) {
+                 auto parsed = webhook::RetryPolicy::parse(v, limits::kWebhookMaxAttempts);
+                 if (!parsed) throw std::invalid_argument("not seconds separated by commas");
+                 s.webhooks.retry = *parsed;
+               }});
+  t.push_back({"SCRIBE_WEBHOOK_POLL_MS", "webhook-poll-ms", "webhooks", "idle wait of a sender when no event wakes it",
+               between(10, 600'000), ms_text(webhooks.poll), false,
+               integer(10, 600'000, [](Settings& s, int v) { s.webhooks.poll = std::chrono::milliseconds(v); })});
+  t.push_back({"SCRIBE_WEBHOOK_LEASE_SECONDS", "webhook-lease-seconds", "webhooks",
+               "a crashed sender's delivery is retried after this; longer than one attempt",
+               between(min_webhook_lease, 86400), seconds_text(webhooks.lease), false,
+               integer(min_webhook_lease, 86400, [](Settings& s, int v) { s.webhooks.lease = std::chrono::seconds(v); })});
+  return t;
+}
+
+// Values that depend on others once every source is applied.
+void derive(Settings& s) {
+  if (!s.server.public_url_given)
+    s.server.public_url = "http://" + s.server.listen_host + ":" + std::to_string(s.server.listen_port);
+  if (s.object_store_dir.empty()) s.object_store_dir = (std::filesystem::path(s.data_dir) / "objects").string();
+  if (s.work_dir.empty()) s.work_dir = (std::filesystem::path(s.data_dir) / "work").string();
+  s.worker.work_dir = s.work_dir;
+  s.pocketsphinx.vtln = s.pocketsphinx_vtln.value_or(speech::find_speech_profile(s.pocketsphinx.profile)->vtln);
+  if (s.openai_asr.languages.empty()) s.openai_asr.languages = speech::parse_asr_languages(speech::kDefaultOpenAiAsrLanguages);
+}
+
+// What a derived default came to, for `scribe config`.
+std::string derived_text(const std::string& name, const Settings& s) {
+  if (name == "SCRIBE_PUBLIC_URL") return s.server.public_url;
+  if (name == "SCRIBE_OBJECT_STORE_DIR") return s.object_store_dir;
+  if (name == "SCRIBE_WORK_DIR") return s.work_dir;
+  if (name == "SCRIBE_POCKETSPHINX_LM") return s.pocketsphinx.language_model_path();
+  if (name == "SCRIBE_POCKETSPHINX_VTLN") return s.pocketsphinx.vtln ? "1" : "0";
+  return "";
+}
+
+std::string trimmed(const std::string& s) {
+  auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+// The file's format: one NAME=value per line, NAME as in the environment;
+// blank lines and lines starting with # are skipped; no quoting (the value is
+// the rest of the line, surrounding blanks removed).
+std::map<std::string, std::string> read_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw SettingError("configuration file " + path + " cannot be read");
+  std::map<std::string, std::string> out;
+  int line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    line = trimmed(line);
+    if (line.empty() || line[0] == '#') continue;
+    auto eq = line.find('=');
+    const std::string where = path + ":" + std::to_string(line_no);
+    if (eq == std::string::npos) throw SettingError(where + ": expected NAME=value");
+    std::string name = trimmed(line.substr(0, eq));
+    bool known = false;
+    for (const auto& spec : setting_specs()) known = known || spec.name == name;
+    if (!known) throw SettingError(where + ": unknown setting " + name);
+    out[name] = trimmed(line.substr(eq + 1));
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* source_name(Source s) {
+  switch (s) {
+    case Source::kDefault: return "default";
+    case Source::kFile: return "file";
+    case Source::kEnvironment: return "environment";
+    case Source::kFlag: return "flag";
+  }
+  return "?";
+}
+
+const std::vector<SettingSpec>& setting_specs() {
+  static const std::vector<SettingSpec> specs = make_specs();
+  return specs;
+}
+
+std::vector<std::string> setting_flags() {
+  std::vector<std::string> out{"config"};
+  for (const auto& s : setting_specs()) out.push_back(s.flag);
+  return out;
+}
+
+std::map<std::string, std::string> process_environment() {
+  std::map<std::string, std::string> out;
+  for (char** e = environ; e && *e; ++e) {
+    std::string kv = *e;
+    auto eq = kv.find('=');
+    if (kv.rfind("SCRIBE_", 0) == 0 && eq != std::string::npos) out[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  return out;
+}
+
+LoadedSettings load_settings(const SettingSources& src) {
+  LoadedSettings out;
+  auto flag_it = src.flags.find("config");
+  if (flag_it != src.flags.end()) out.file = flag_it->second;
+  else if (auto it = src.environment.find("SCRIBE_CONFIG"); it != src.environment.end() && !it->second.empty())
+    out.file = it->second;
+  else out.file = src.file;
+  const auto file = out.file ? read_file(*out.file) : std::map<std::string, std::string>{};
+  for (const auto& spec : setting_specs()) {
+    EffectiveValue v{&spec, spec.default_text, Source::kDefault};
+    bool given = true;
+    // Later sources win: flag over environment over file over default. An
+    // empty environment variable counts as unset, as shells make them easily.
+    if (auto f = src.flags.find(spec.flag); f != src.flags.end()) v = {&spec, f->second, Source::kFlag};
+    else if (auto e = src.environment.find(spec.name); e != src.environment.end() && !e->second.empty())
+      v = {&spec, e->second, Source::kEnvironment};
+    else if (auto i = file.find(spec.name); i != file.end()) v = {&spec, i->second, Source::kFile};
+    else given = false;
+    // A default in <angle brackets> or (parentheses) describes what derive()
+    // fills in or that the setting is off; it is not a value to parse.
+    const bool derived_default =
+        !given && (spec.default_text.empty() || spec.default_text[0] == '<' || spec.default_text[0] == '(');
+    if (!derived_default) {
+      try {
+        spec.apply(out.settings, v.text);
+      } catch (const std::invalid_argument& e) {
+        const std::string via = v.source == Source::kFlag ? "flag --" + spec.flag : source_name(v.source);
+        throw SettingError(spec.name + "='" + v.text + "' (" + via + "): " + e.what() + "; allowed: " + spec.allowed);
+      }
+    }
+    out.values.push_back(v);
+  }
+  derive(out.settings);
+  for (auto& v : out.values)
+    if (v.source == Source::kDefault && !v.text.empty() && v.text[0] == '<') v.text = derived_text(v.spec->name, out.settings);
+  return out;
+}
+
+std::string shown_value(const EffectiveValue& v) {
+  if (!v.spec->secret || v.source == Source::kDefault) return v.text;
+  // A URL's password, or the whole value of a key.
+  auto scheme = v.text.find("://");
+  auto at = v.text.find('@');
+  if (scheme == std::string::npos) return "****";
+  if (at == std::string::npos) return v.text;
+  auto colon = v.text.find(':', scheme + 3);
+  if (colon == std::string::npos || colon > at) return v.text;
+  return v.text.substr(0, colon + 1) + "****" + v.text.substr(at);
+}
+
+std::string settings_markdown() {
+  std::ostringstream out;
+  out << "| setting | flag | default | allowed | meaning |\n| --- | --- | --- | --- | --- |\n";
+  for (const auto& s : setting_specs()) {
+    out << "| `" << s.name << "` | `--" << s.flag << "` | `" << s.default_text << "` | " << s.allowed << " | "
+        << s.meaning << (s.secret ? " (secret: masked by `scribe config`)" : "") << " |\n";
+  }
+  return out.str();
+}
+
+std::string settings_help() {
+  std::ostringstream out;
+  std::string group;
+  for (const auto& s : setting_specs()) {
+    if (s.group != group) out << "\n" << (group = s.group) << ":\n";
+    out << "  --" << s.flag << " (" << s.name << ", default " << s.default_text << ")\n      " << s.meaning
+        << "; " << s.allowed << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace scribe::app
