@@ -15,7 +15,7 @@ if (!DB) throw new Error('SCRIBE_TEST_DATABASE_URL is not set; run scripts/test.
 // One object store and one scratch folder for every process of the run, as in
 // a deployment where servers and workers share the store.
 export const OBJECTS = process.env.SCRIBE_OBJECT_STORE_DIR || mkdtempSync(join(tmpdir(), 'scribe-e2e-objects-'));
-const WORK = process.env.SCRIBE_WORK_DIR || mkdtempSync(join(tmpdir(), 'scribe-e2e-work-'));
+export const WORK = process.env.SCRIBE_WORK_DIR || mkdtempSync(join(tmpdir(), 'scribe-e2e-work-'));
 
 const env = (extra = {}) =>
   ({ ...process.env, SCRIBE_DATABASE_URL: DB, SCRIBE_LOG_LEVEL: 'warn', SCRIBE_WORK_DIR: WORK, ...extra });

@@ -291,7 +291,7 @@ test('SCRIBE_SPEECH_PROFILE picks the profile the catalogue names; a bad one sto
     await live.stop();
   }
   await assert.rejects(startServer({ extraEnv: { SCRIBE_SPEECH_PROFILE: 'fastest' } }),
-    /SCRIBE_SPEECH_PROFILE 'fastest' is not a speech profile; use one of accuracy, balanced, live/);
+    /SCRIBE_SPEECH_PROFILE='fastest' \(environment\): not a speech profile; allowed: accuracy, balanced, live/);
 });
 
 test('GET /api/v1/me: every Account field, plan limits, plan change and top-up', async () => {

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, statSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tus from 'tus-js-client';
-import { startServer, newAccount, curl, envelope, rawHttp, finished, DB, OBJECTS } from './harness.mjs';
+import { startServer, newAccount, curl, envelope, rawHttp, finished, DB, OBJECTS, WORK } from './harness.mjs';
 import { say, convert, seconds, MEDIA_DIR } from './media.mjs';
 
 const psql = (sql) => execFileSync('psql', [DB, '-At', '-c', sql], { encoding: 'utf8' }).trim();
@@ -334,7 +334,7 @@ test('housekeeping deletes expired unfinished uploads with their partial data, a
     'Upload-Offset': '0' }, rawArgs: ['--data-binary', `@${bytesFile('ten2.bin', Buffer.alloc(10, 7))}`] });
   assert.equal(patched.status, 204, patched.body);
   const staleId = stale.split('/').pop().replace(/\+.*$/, '');
-  const partial = join(OBJECTS, 'staging', 'tus', staleId);
+  const partial = join(WORK, 'staging', 'tus', staleId);
   assert.ok(existsSync(partial), `no staging file at ${partial}`);
   const ticketOnly = (await presign(acct.key, { filename: 'a.mp3', content_type: 'audio/mpeg', file_size: 10 })).upload_id;
   const fresh = (await tusCreate(t, 100)).headers.location.split('/').pop().replace(/\+.*$/, '');
@@ -360,7 +360,7 @@ test('housekeeping deletes expired unfinished uploads with their partial data, a
   }
   assert.ok(!existsSync(partial), 'the expired upload\'s partial data is still on disk');
   assert.equal(psql(`select count(*) from uploads where id = 'tus/${fresh}'`), '1');
-  assert.ok(existsSync(join(OBJECTS, 'staging', 'tus', fresh)), 'the fresh upload\'s staging file is gone');
+  assert.ok(existsSync(join(WORK, 'staging', 'tus', fresh)), 'the fresh upload\'s staging file is gone');
   assert.equal(psql(`select count(*) from idempotency_keys where key = '${newKey}'`), '1');
   assert.equal((await curl(stale, { method: 'HEAD', headers: TUS, rawArgs: ['-I'] })).status, 404);
 });
