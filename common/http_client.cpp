@@ -11,6 +11,8 @@
 #include <memory>
 #include <mutex>
 
+#include "common/text.h"
+
 namespace scribe {
 namespace {
 
@@ -19,13 +21,6 @@ constexpr std::size_t kBodyCap = 64 * 1024;
 void global_init() {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-std::string trim(const std::string& s) {
-  auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  auto e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
 }
 
 // State of one request/response exchange.
@@ -52,9 +47,8 @@ size_t on_header(char* data, size_t size, size_t n, void* userp) {
   }
   auto colon = line.find(':');
   if (colon != std::string::npos) {
-    std::string name = line.substr(0, colon);
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-    ex->headers[trim(name)] = trim(line.substr(colon + 1));
+    const std::string_view field = line;
+    ex->headers[to_lower(trim(field.substr(0, colon)))] = trim(field.substr(colon + 1));
   }
   return size * n;
 }
@@ -163,7 +157,7 @@ HttpError refusal(const UrlViolation& v, const std::string& what) {
 }  // namespace
 
 std::optional<int> parse_retry_after(const std::string& value_in) {
-  std::string value = trim(value_in);
+  const std::string value(trim(value_in));
   if (value.empty()) return std::nullopt;
   if (std::all_of(value.begin(), value.end(), ::isdigit)) {
     if (value.size() > 9) return INT_MAX;
