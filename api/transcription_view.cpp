@@ -3,6 +3,7 @@
 #include "common/db.h"
 #include "common/sql_time.h"
 #include "domain/money.h"
+#include "domain/pricing.h"
 
 namespace scribe::api {
 namespace {
@@ -39,7 +40,7 @@ Json render(const pqxx::row& r) {
       {"addons", Json::parse(r[12].c_str())},
       {"client_reference", text_or_null(r[13])},
       {"duration_seconds", r[15].is_null() ? Json(nullptr) : Json(r[15].as<double>())},
-      {"billed_minutes", std::round(static_cast<double>(billed_seconds) / 60.0 * 100.0) / 100.0},
+      {"billed_minutes", pricing::billed_minutes(billed_seconds)},
       {"retail_usd", money::to_usd(charge)},
       {"charge_usd", money::to_usd(charge)},
       {"error", r[18].is_null() ? Json(nullptr) : Json::parse(r[18].c_str())},
