@@ -496,11 +496,6 @@ void HttpServer::shutdown(int grace_seconds) {
   impl_->ioc.stop();
 }
 
-int HttpServer::open_connections() const {
-  std::lock_guard lock(impl_->mu);
-  return static_cast<int>(impl_->sessions.size());
-}
-
 int HttpServer::in_flight() const { return impl_->in_flight.load(); }
 
 }  // namespace scribe::api

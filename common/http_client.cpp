@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <map>
 #include <memory>
 #include <mutex>
 
@@ -169,12 +170,6 @@ std::optional<int> parse_retry_after(const std::string& value_in) {
   return static_cast<int>(std::clamp<long long>(diff, 0, INT_MAX));
 }
 
-std::optional<int> HttpResponse::retry_after_seconds() const {
-  auto it = headers.find("retry-after");
-  if (it == headers.end()) return std::nullopt;
-  return parse_retry_after(it->second);
-}
-
 HttpClient::HttpClient(UrlPolicy policy, std::string user_agent)
     : policy_(std::move(policy)), user_agent_(std::move(user_agent)) {
   // An operator's CA bundle for outbound TLS (an in-house CA, or the
@@ -249,12 +244,9 @@ DownloadResult HttpClient::download(const std::string& url, const std::string& p
     DownloadResult result;
     result.status = status;
     result.final_url = current.to_string();
-    result.headers = ex.headers;
-    if (auto it = ex.headers.find("content-type"); it != ex.headers.end()) result.content_type = it->second;
     if (auto it = ex.headers.find("retry-after"); it != ex.headers.end()) {
       result.retry_after = parse_retry_after(it->second);
     }
-    result.bytes = ex.written;
     std::FILE* f = out.f;
     out.f = nullptr;
     bool flushed = std::fflush(f) == 0;
@@ -299,9 +291,7 @@ HttpResponse HttpClient::post(const std::string& url,
   HttpResponse resp;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp.status);
   if (resp.status == 0) resp.status = ex.status;
-  resp.headers = std::move(ex.headers);
   resp.body = std::move(ex.body);
-  resp.final_url = parsed.to_string();
   return resp;
 }
 
