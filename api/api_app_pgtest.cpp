@@ -28,6 +28,7 @@
 #include "commands/account_commands.h"
 #include "common/crypto.h"
 #include "common/log.h"
+#include "common/text.h"
 #include "domain/limits.h"
 #include "tests/pg_fixture.h"
 
@@ -127,8 +128,7 @@ HttpResult http(const std::string& method, const std::string& url, const std::ve
         r.headers.clear();
         r.status = std::stoi(l.substr(l.find(' ') + 1, 3));
       } else if (auto colon = l.find(':'); colon != std::string::npos) {
-        std::string name = l.substr(0, colon);
-        for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        const std::string name = to_lower(l.substr(0, colon));
         std::string value = l.substr(colon + 1);
         while (!value.empty() && value.front() == ' ') value.erase(value.begin());
         r.headers[name] = value;

@@ -7,6 +7,7 @@
 #include "common/crypto.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/sql_time.h"
 #include "domain/limits.h"
 
 namespace scribe::api {
@@ -14,7 +15,7 @@ namespace {
 
 const db::Statement kFindKey{"auth.find_key",
                              "select id, account_id, key_hash, permission, monthly_cap_micros, "
-                             "to_char(expires_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'), "
+                             SCRIBE_SQL_ISO_US("expires_at") ", "
                              "revoked_at is not null, expires_at is not null and expires_at <= now(), key_prefix "
                              "from api_keys where key_hash = $1"};
 

@@ -3,38 +3,11 @@
 #include <strings.h>
 
 #include <cctype>
+#include <utility>
+
+#include "common/text.h"
 
 namespace scribe::api {
-namespace {
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-bool percent_decode(std::string_view in, std::string& out, bool plus_is_space) {
-  out.clear();
-  out.reserve(in.size());
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    char c = in[i];
-    if (c == '%') {
-      if (i + 2 >= in.size()) return false;
-      int hi = hex_value(in[i + 1]), lo = hex_value(in[i + 2]);
-      if (hi < 0 || lo < 0) return false;
-      out.push_back(static_cast<char>(hi * 16 + lo));
-      i += 2;
-    } else if (c == '+' && plus_is_space) {
-      out.push_back(' ');
-    } else {
-      out.push_back(c);
-    }
-  }
-  return true;
-}
-
-}  // namespace
 
 std::optional<std::string> Request::header(const std::string& lower_name) const {
   auto it = headers.find(lower_name);
@@ -79,7 +52,7 @@ std::optional<AbsoluteTarget> parse_absolute_target(const std::string& target) {
     if (!(std::isalpha(c) || (i > 0 && (std::isdigit(c) || c == '+' || c == '-' || c == '.')))) return std::nullopt;
   }
   AbsoluteTarget t;
-  for (std::size_t i = 0; i < sep; ++i) t.scheme += static_cast<char>(std::tolower(static_cast<unsigned char>(target[i])));
+  t.scheme = to_lower(std::string_view(target).substr(0, sep));
   auto start = sep + 3;
   auto end = target.find_first_of("/?#", start);
   if (end == std::string::npos) end = target.size();
@@ -106,7 +79,7 @@ std::optional<AbsoluteTarget> parse_absolute_target(const std::string& target) {
     if (colon != std::string_view::npos) port = a.substr(colon + 1);
   }
   if (host.empty()) return t;
-  for (char c : host) t.host += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  t.host = to_lower(host);
   t.port = t.scheme == "https" ? 443 : 80;
   if (!port.empty()) {
     if (port.size() > 5) return t;
@@ -126,8 +99,10 @@ bool parse_target(const std::string& target, std::string& path,
                   std::vector<std::pair<std::string, std::string>>& query) {
   query.clear();
   auto qpos = target.find('?');
-  std::string_view raw_path = std::string_view(target).substr(0, qpos);
-  if (!percent_decode(raw_path, path, false)) return false;
+  // The path keeps '+' as it is; in the query it means a space (HTML forms).
+  // A bad path leaves its decoded start in `path`, which decides whether the
+  // 400 is an /api/v1 response (with CORS headers).
+  if (!percent_decode(std::string_view(target).substr(0, qpos), path)) return false;
   if (qpos == std::string::npos) return true;
   std::string_view rest = std::string_view(target).substr(qpos + 1);
   while (!rest.empty()) {
@@ -136,9 +111,10 @@ bool parse_target(const std::string& target, std::string& path,
     rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
     if (pair.empty()) continue;
     auto eq = pair.find('=');
+    constexpr PercentDecoding kForm{.plus_is_space = true};
     std::string k, v;
-    if (!percent_decode(pair.substr(0, eq), k, true)) return false;
-    if (eq != std::string_view::npos && !percent_decode(pair.substr(eq + 1), v, true)) return false;
+    if (!percent_decode(pair.substr(0, eq), k, kForm)) return false;
+    if (eq != std::string_view::npos && !percent_decode(pair.substr(eq + 1), v, kForm)) return false;
     query.emplace_back(std::move(k), std::move(v));
   }
   return true;

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "common/log.h"
+#include "common/text.h"
 #include "domain/limits.h"
 
 namespace scribe::api {
@@ -178,8 +179,8 @@ class Session : public std::enable_shared_from_this<Session> {
       head_.method = std::string(h.method_string());
       head_.target = std::string(h.target());
       for (const auto& f : h) {
-        std::string name(f.name_string());
-        for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        const auto field = f.name_string();
+        std::string name = to_lower({field.data(), field.size()});
         auto [it, inserted] = head_.headers.emplace(name, std::string(f.value()));
         if (!inserted) it->second += ", " + std::string(f.value());
       }
@@ -493,11 +494,6 @@ void HttpServer::shutdown(int grace_seconds) {
   }
   log::info("http server drained", {{"in_flight", impl_->in_flight.load()}});
   impl_->ioc.stop();
-}
-
-int HttpServer::open_connections() const {
-  std::lock_guard lock(impl_->mu);
-  return static_cast<int>(impl_->sessions.size());
 }
 
 int HttpServer::in_flight() const { return impl_->in_flight.load(); }

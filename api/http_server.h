@@ -45,7 +45,6 @@ class HttpServer {
   // requests finish (up to `grace_seconds`), then returns from run().
   void shutdown(int grace_seconds = 30);
 
-  int open_connections() const;
   int in_flight() const;
 
   struct Impl;  // public so the session class in the .cpp can reach it

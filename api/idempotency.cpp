@@ -3,6 +3,7 @@
 #include "api/params.h"
 #include "common/crypto.h"
 #include "common/db.h"
+#include "common/text.h"
 #include "domain/limits.h"
 
 namespace scribe::api {
@@ -31,8 +32,7 @@ const db::Statement kRelease{"idempotency.release",
 
 // Headers that describe this particular delivery, not the stored result.
 bool replayable_header(const std::string& name) {
-  std::string n = name;
-  for (auto& c : n) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string n = to_lower(name);
   return n != "x-request-id" && n.rfind("access-control-", 0) != 0 && n != "idempotent-replayed";
 }
 

@@ -75,8 +75,7 @@ Json parse_json_strictly(const std::string& text) {
 }
 
 JsonBody JsonBody::parse(const Request& req, bool empty_ok) {
-  bool blank = req.body.find_first_not_of(" \t\r\n") == std::string::npos;
-  if (blank) {
+  if (trim(req.body).empty()) {
     if (empty_ok) return JsonBody(Json::object());
     throw Error::invalid("body", "a JSON object body is required");
   }
@@ -231,8 +230,7 @@ std::optional<std::string> QueryParams::trimmed_text(const std::string& name, bo
     if (required) throw Error::invalid(name, name + " is required");
     return raw;
   }
-  const auto first = raw->find_first_not_of(' ');
-  std::string s = first == std::string::npos ? "" : raw->substr(first, raw->find_last_not_of(' ') - first + 1);
+  std::string s(trim(*raw, " "));
   const std::size_t n = utf8_length(s);
   if (n < min_chars || n > max_chars)
     throw Error::invalid(name, name + " must be " + std::to_string(min_chars) + "-" + std::to_string(max_chars) +
@@ -246,16 +244,10 @@ std::optional<std::vector<int64_t>> QueryParams::id_list(const std::string& name
   const std::string bad = name + " must be a comma-separated list of 1-" + std::to_string(max_items) +
                           " ids, each an integer >= 1";
   std::vector<int64_t> ids;
-  std::size_t start = 0;
-  while (start <= raw->size()) {
-    auto comma = raw->find(',', start);
-    if (comma == std::string::npos) comma = raw->size();
-    std::string item = raw->substr(start, comma - start);
-    start = comma + 1;
-    const auto first = item.find_first_not_of(' ');
-    if (first == std::string::npos) throw Error::invalid(name, bad);
-    item = item.substr(first, item.find_last_not_of(' ') - first + 1);
-    if (item.size() > 18 || item.find_first_not_of("0123456789") != std::string::npos) throw Error::invalid(name, bad);
+  // string() refused control characters, so only spaces can surround an id.
+  for (const std::string& item : split_list(*raw, EmptyItems::kKeep)) {
+    if (item.empty() || item.size() > 18 || item.find_first_not_of("0123456789") != std::string::npos)
+      throw Error::invalid(name, bad);
     const int64_t id = std::stoll(item);
     if (id < 1) throw Error::invalid(name, bad);
     ids.push_back(id);

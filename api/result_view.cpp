@@ -3,6 +3,7 @@
 #include "api/transcription_view.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/text.h"
 #include "domain/limits.h"
 
 namespace scribe::api {
@@ -37,16 +38,7 @@ ResultOptions parse_result_options(const QueryParams& q, const std::set<std::str
   } else {
     // Present but naming nothing (include=, include=,) is a mistake, not a
     // request for the metadata alone: omitting the parameter says that.
-    std::string item;
-    std::size_t start = 0;
-    while (start <= raw->size()) {
-      auto comma = raw->find(',', start);
-      if (comma == std::string::npos) comma = raw->size();
-      item = raw->substr(start, comma - start);
-      start = comma + 1;
-      while (!item.empty() && item.front() == ' ') item.erase(item.begin());
-      while (!item.empty() && item.back() == ' ') item.pop_back();
-      if (item.empty()) continue;
+    for (const std::string& item : split_list(*raw, EmptyItems::kDrop)) {
       if (item == "all") {
         o.include = known;
       } else if (known.count(item)) {

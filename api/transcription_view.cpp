@@ -1,17 +1,19 @@
 #include "api/transcription_view.h"
 
 #include "common/db.h"
+#include "common/sql_time.h"
 #include "domain/money.h"
+#include "domain/pricing.h"
 
 namespace scribe::api {
 namespace {
 
-#define SCRIBE_TS(col) "to_char(" col " at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
 #define SCRIBE_TRANSCRIPTION_COLUMNS                                                                          \
   "id, status, stage, attempt, source, url, upload_id, original_filename, title, language, detected_language, " \
   "pipeline_code, addons::text, client_reference, callback_url, duration_seconds, billed_seconds, "              \
-  "charge_micros, error::text, " SCRIBE_TS("created_at") ", " SCRIBE_TS("processing_started_at") ", "          \
-  SCRIBE_TS("completed_at") ", " SCRIBE_TS("quote_expires_at")
+  "charge_micros, error::text, " SCRIBE_SQL_ISO_MS("created_at") ", "                                         \
+  SCRIBE_SQL_ISO_MS("processing_started_at") ", " SCRIBE_SQL_ISO_MS("completed_at") ", "                      \
+  SCRIBE_SQL_ISO_MS("quote_expires_at")
 
 const db::Statement kOne{"transcriptions.view_one",
                          "select " SCRIBE_TRANSCRIPTION_COLUMNS " from transcriptions where id = $1 and account_id = $2"};
@@ -38,7 +40,7 @@ Json render(const pqxx::row& r) {
       {"addons", Json::parse(r[12].c_str())},
       {"client_reference", text_or_null(r[13])},
       {"duration_seconds", r[15].is_null() ? Json(nullptr) : Json(r[15].as<double>())},
-      {"billed_minutes", std::round(static_cast<double>(billed_seconds) / 60.0 * 100.0) / 100.0},
+      {"billed_minutes", pricing::billed_minutes(billed_seconds)},
       {"retail_usd", money::to_usd(charge)},
       {"charge_usd", money::to_usd(charge)},
       {"error", r[18].is_null() ? Json(nullptr) : Json::parse(r[18].c_str())},

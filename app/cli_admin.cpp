@@ -7,6 +7,7 @@
 #include "common/db.h"
 #include "common/error.h"
 #include "common/log.h"
+#include "common/sql_time.h"
 #include "projections/projection.h"
 
 namespace scribe::app {
@@ -30,9 +31,8 @@ const char* kHelp =
 
 const db::Statement kListKeys{"admin.list_keys",
                               "select id, name, key_prefix, permission, monthly_cap_micros, "
-                              "to_char(expires_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
-                              "revoked_at is not null, to_char(created_at at time zone 'UTC', "
-                              "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') from api_keys where account_id = $1 order by id"};
+                              SCRIBE_SQL_ISO_S("expires_at") ", revoked_at is not null, " SCRIBE_SQL_ISO_S("created_at")
+                              " from api_keys where account_id = $1 order by id"};
 const db::Statement kShowAccount{"admin.show_account",
                                  "select id, email, plan, balance_micros from accounts where id = $1"};
 

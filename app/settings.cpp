@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/text.h"
 #include "domain/limits.h"
 #include "domain/webhook.h"
 #include "speech/speech_profile.h"
@@ -128,15 +129,12 @@ std::vector<SettingSpec> make_specs() {
                "private endpoints that may be reached anyway, e.g. an in-house media server",
                "a comma list of numeric ip:port ([v6]:port)", "(none)", false, [](Settings& s, const std::string& v) {
                  s.outbound.allowed_private_endpoints.clear();
-                 std::stringstream in(v);
-                 for (std::string item; std::getline(in, item, ',');) {
-                   auto words = split_words(item);
-                   if (words.empty()) continue;
+                 for (const auto& item : split_list(v, EmptyItems::kDrop)) {
                    std::string host;
                    uint16_t port = 0;
-                   if (words.size() != 1 || !parse_listen_address(words[0], host, port))
+                   if (!parse_listen_address(item, host, port) || item.find_first_of(kBlankChars) != std::string::npos)
                      throw std::invalid_argument("'" + item + "' is not ip:port");
-                   s.outbound.allowed_private_endpoints.push_back(words[0]);
+                   s.outbound.allowed_private_endpoints.push_back(item);
                  }
                }});
   t.push_back({"SCRIBE_OUTBOUND_CA_FILE", "outbound-ca-file", "outbound",
@@ -261,12 +259,6 @@ std::string derived_text(const std::string& name, const Settings& s) {
   return "";
 }
 
-std::string trimmed(const std::string& s) {
-  auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
-
 // The file's format: one NAME=value per line, NAME as in the environment;
 // blank lines and lines starting with # are skipped; no quoting (the value is
 // the rest of the line, surrounding blanks removed).
@@ -277,16 +269,16 @@ std::map<std::string, std::string> read_file(const std::string& path) {
   int line_no = 0;
   for (std::string line; std::getline(in, line);) {
     ++line_no;
-    line = trimmed(line);
+    line = std::string(trim(line));
     if (line.empty() || line[0] == '#') continue;
     auto eq = line.find('=');
     const std::string where = path + ":" + std::to_string(line_no);
     if (eq == std::string::npos) throw SettingError(where + ": expected NAME=value");
-    std::string name = trimmed(line.substr(0, eq));
+    std::string name(trim(line.substr(0, eq)));
     bool known = false;
     for (const auto& spec : setting_specs()) known = known || spec.name == name;
     if (!known) throw SettingError(where + ": unknown setting " + name);
-    out[name] = trimmed(line.substr(eq + 1));
+    out[name] = std::string(trim(line.substr(eq + 1)));
   }
   return out;
 }

@@ -48,6 +48,7 @@
 #include "bench/bench_util.h"
 #include "common/db.h"
 #include "common/json.h"
+#include "common/sql_time.h"
 #include "eventstore/event_store.h"
 #include "eventstore/migrator.h"
 #include "projections/projection.h"
@@ -228,8 +229,8 @@ int64_t read_only(pqxx::connection& conn, int batch) {
 // the prototypes below read exactly as the runner does whatever its internals).
 const char* kReadAll =
     "select position, tx::text, stream_id, version, type, data::text, metadata::text, "
-    "to_char(recorded_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') "
-    "from events e where (e.tx, e.position) > ($1::xid8, $2::bigint) "
+    SCRIBE_SQL_ISO_US("recorded_at")
+    " from events e where (e.tx, e.position) > ($1::xid8, $2::bigint) "
     "and e.tx < pg_snapshot_xmin(pg_current_snapshot()) "
     "order by e.tx, e.position limit $3";
 

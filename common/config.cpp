@@ -1,5 +1,7 @@
 #include "common/config.h"
 
+#include "common/text.h"
+
 #include <stdexcept>
 #include <string>
 
@@ -22,8 +24,7 @@ int parse_int_setting(const std::string& text, int min, int max) {
 }
 
 bool parse_bool_setting(const std::string& text) {
-  std::string s;
-  for (char c : text) s.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c);
+  const std::string s = to_lower(text);
   if (s == "1" || s == "true" || s == "yes" || s == "on") return true;
   if (s == "0" || s == "false" || s == "no" || s == "off") return false;
   throw std::invalid_argument("not a boolean");

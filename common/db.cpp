@@ -16,8 +16,6 @@ std::vector<const Statement*>& registry() {
 
 Statement::Statement(const char* n, const char* s) : name(n), sql(s) { registry().push_back(this); }
 
-const std::vector<const Statement*>& all_statements() { return registry(); }
-
 std::unique_ptr<pqxx::connection> open_connection(const std::string& url, bool prepare) {
   auto conn = std::make_unique<pqxx::connection>(url);
   if (prepare)

@@ -22,8 +22,6 @@ struct Statement {
   const char* sql;
 };
 
-const std::vector<const Statement*>& all_statements();
-
 std::unique_ptr<pqxx::connection> open_connection(const std::string& url, bool prepare = true);
 
 // Blocks until `stop`: LISTENs on `channel` on a connection of its own and

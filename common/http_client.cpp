@@ -8,8 +8,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <map>
 #include <memory>
 #include <mutex>
+
+#include "common/text.h"
 
 namespace scribe {
 namespace {
@@ -19,13 +22,6 @@ constexpr std::size_t kBodyCap = 64 * 1024;
 void global_init() {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-std::string trim(const std::string& s) {
-  auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  auto e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
 }
 
 // State of one request/response exchange.
@@ -52,9 +48,8 @@ size_t on_header(char* data, size_t size, size_t n, void* userp) {
   }
   auto colon = line.find(':');
   if (colon != std::string::npos) {
-    std::string name = line.substr(0, colon);
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
-    ex->headers[trim(name)] = trim(line.substr(colon + 1));
+    const std::string_view field = line;
+    ex->headers[to_lower(trim(field.substr(0, colon)))] = trim(field.substr(colon + 1));
   }
   return size * n;
 }
@@ -163,7 +158,7 @@ HttpError refusal(const UrlViolation& v, const std::string& what) {
 }  // namespace
 
 std::optional<int> parse_retry_after(const std::string& value_in) {
-  std::string value = trim(value_in);
+  const std::string value(trim(value_in));
   if (value.empty()) return std::nullopt;
   if (std::all_of(value.begin(), value.end(), ::isdigit)) {
     if (value.size() > 9) return INT_MAX;
@@ -173,12 +168,6 @@ std::optional<int> parse_retry_after(const std::string& value_in) {
   if (t == -1) return std::nullopt;
   long long diff = static_cast<long long>(t) - static_cast<long long>(std::time(nullptr));
   return static_cast<int>(std::clamp<long long>(diff, 0, INT_MAX));
-}
-
-std::optional<int> HttpResponse::retry_after_seconds() const {
-  auto it = headers.find("retry-after");
-  if (it == headers.end()) return std::nullopt;
-  return parse_retry_after(it->second);
 }
 
 HttpClient::HttpClient(UrlPolicy policy, std::string user_agent)
@@ -251,12 +240,9 @@ DownloadResult HttpClient::download(const std::string& url, const std::string& p
     DownloadResult result;
     result.status = status;
     result.final_url = current.to_string();
-    result.headers = ex.headers;
-    if (auto it = ex.headers.find("content-type"); it != ex.headers.end()) result.content_type = it->second;
     if (auto it = ex.headers.find("retry-after"); it != ex.headers.end()) {
       result.retry_after = parse_retry_after(it->second);
     }
-    result.bytes = ex.written;
     std::FILE* f = out.f;
     out.f = nullptr;
     bool flushed = std::fflush(f) == 0;
@@ -301,9 +287,7 @@ HttpResponse HttpClient::post(const std::string& url,
   HttpResponse resp;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp.status);
   if (resp.status == 0) resp.status = ex.status;
-  resp.headers = std::move(ex.headers);
   resp.body = std::move(ex.body);
-  resp.final_url = parsed.to_string();
   return resp;
 }
 

@@ -1,7 +1,6 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -48,20 +47,13 @@ struct DownloadLimits {
 
 struct HttpResponse {
   long status = 0;
-  std::map<std::string, std::string> headers;  // names lower-cased; last value wins
-  std::string body;                            // capped (see post)
-  std::string final_url;                       // the URL that produced this response
-  // Retry-After in seconds (delta-seconds or HTTP date), when present.
-  std::optional<int> retry_after_seconds() const;
+  std::string body;  // capped (see post)
 };
 
 struct DownloadResult {
   long status = 0;          // the final response's status
   std::string final_url;    // after redirects
-  int64_t bytes = 0;        // written to the file (2xx only)
-  std::string content_type;
   std::optional<int> retry_after;  // Retry-After of a non-2xx final response, seconds
-  std::map<std::string, std::string> headers;
   bool ok() const { return status >= 200 && status < 300; }
 };
 

@@ -37,6 +37,64 @@ bool has_control_chars(std::string_view s) {
   return false;
 }
 
+std::string to_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+std::string_view trim(std::string_view s, std::string_view chars) {
+  const auto first = s.find_first_not_of(chars);
+  if (first == std::string_view::npos) return s.substr(0, 0);
+  return s.substr(first, s.find_last_not_of(chars) - first + 1);
+}
+
+namespace {
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+bool percent_decode(std::string_view s, std::string& out, PercentDecoding how) {
+  out.clear();
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '%') {
+      const int hi = i + 2 < s.size() ? hex_digit(s[i + 1]) : -1;
+      const int lo = hi < 0 ? -1 : hex_digit(s[i + 2]);
+      if (lo >= 0) {
+        out.push_back(static_cast<char>(hi * 16 + lo));
+        i += 2;
+      } else if (how.keep_malformed) {
+        out.push_back(c);
+      } else {
+        return false;
+      }
+    } else {
+      out.push_back(c == '+' && how.plus_is_space ? ' ' : c);
+    }
+  }
+  return true;
+}
+
+std::vector<std::string> split_list(std::string_view s, EmptyItems empty_items) {
+  std::vector<std::string> out;
+  for (;;) {
+    const auto comma = s.find(',');
+    const std::string_view item = trim(s.substr(0, comma));
+    if (!item.empty() || empty_items == EmptyItems::kKeep) out.emplace_back(item);
+    if (comma == std::string_view::npos) return out;
+    s.remove_prefix(comma + 1);
+  }
+}
+
 std::string format_number(double v) {
   if (!std::isfinite(v)) return std::isnan(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
   // Six decimals, rounded, then the zeros that say nothing are dropped.

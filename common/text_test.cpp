@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 namespace scribe {
 namespace {
 
@@ -39,6 +41,58 @@ TEST(Text, NumbersAsPeopleWriteThem) {
   EXPECT_EQ(format_number(1.0 / 3), "0.333333");  // six decimals at most
   EXPECT_EQ(format_number(0.0000004), "0");
   EXPECT_EQ(format_number(1e20), "100000000000000000000");  // never an exponent
+}
+
+TEST(Text, LowerCasesAsciiOnly) {
+  EXPECT_EQ(to_lower("Content-Type: AUDIO/MPEG"), "content-type: audio/mpeg");
+  EXPECT_EQ(to_lower("caf\xC3\x89 \xC3\x89"), "caf\xC3\x89 \xC3\x89");  // UTF-8 bytes are left alone
+  EXPECT_EQ(to_lower("@[`{"), "@[`{");                                     // the neighbours of A-Z and a-z
+  EXPECT_EQ(to_lower(""), "");
+}
+
+TEST(Text, TrimsSpaceTabCrLfOrTheGivenCharacters) {
+  EXPECT_EQ(trim(" \t a b \r\n"), "a b");
+  EXPECT_EQ(trim("ab"), "ab");
+  EXPECT_EQ(trim(" \t\r\n"), "");
+  EXPECT_EQ(trim(""), "");
+  EXPECT_EQ(trim("\fa\v"), "\fa\v");  // form feed and vertical tab are not blanks here
+  EXPECT_EQ(trim("\t a \n", " "), "\t a \n");
+  EXPECT_EQ(trim("  a\t ", " \t"), "a");
+}
+
+TEST(Text, PercentDecodingStrictOrKeepingMalformedEscapes) {
+  const auto decoded = [](std::string_view s, PercentDecoding how = {}) -> std::optional<std::string> {
+    std::string out = "left over";
+    if (!percent_decode(s, out, how)) return std::nullopt;
+    return out;
+  };
+  EXPECT_EQ(decoded("my%20talk%2Emp3"), "my talk.mp3");
+  EXPECT_EQ(decoded("%e2%82%ac"), "\xE2\x82\xAC");  // either case of hex digit
+  EXPECT_EQ(decoded("%00"), std::string(1, '\0'));
+  EXPECT_EQ(decoded(""), "");
+  EXPECT_EQ(decoded("a+b"), "a+b");
+  EXPECT_EQ(decoded("a+b%2B", {.plus_is_space = true}), "a b+");
+  for (const char* bad : {"%", "%4", "a%zz", "%4g", "100%"}) {
+    EXPECT_EQ(decoded(bad), std::nullopt) << bad;
+    EXPECT_EQ(decoded(bad, {.keep_malformed = true}), bad) << bad;
+  }
+  EXPECT_EQ(decoded("50%+%41", {.keep_malformed = true}), "50%+A");
+  // Refused, `out` holds what came before the bad escape.
+  std::string out;
+  EXPECT_FALSE(percent_decode("/api/v%31/me%zz/x", out));
+  EXPECT_EQ(out, "/api/v1/me");
+}
+
+TEST(Text, CommaListsKeepingOrDroppingEmptyItems) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(split_list(" a ,b,\tc ", EmptyItems::kKeep), (V{"a", "b", "c"}));
+  EXPECT_EQ(split_list("a,,b", EmptyItems::kKeep), (V{"a", "", "b"}));
+  EXPECT_EQ(split_list("a,", EmptyItems::kKeep), (V{"a", ""}));
+  EXPECT_EQ(split_list("", EmptyItems::kKeep), (V{""}));
+  EXPECT_EQ(split_list(" a , , b ,", EmptyItems::kDrop), (V{"a", "b"}));
+  EXPECT_EQ(split_list("", EmptyItems::kDrop), V{});
+  EXPECT_EQ(split_list(" , ", EmptyItems::kDrop), V{});
+  EXPECT_EQ(split_list("a b", EmptyItems::kDrop), (V{"a b"}));  // only commas separate
 }
 
 }  // namespace

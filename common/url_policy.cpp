@@ -14,16 +14,12 @@
 #include <memory>
 
 #include "common/error.h"
+#include "common/text.h"
 
 namespace scribe {
 namespace {
 
 enum class AddressClass { kPublic, kPrivate, kForbidden };
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -129,10 +125,8 @@ std::optional<sockaddr_storage> numeric_sockaddr(const std::string& host, uint16
 
 // "127.0.0.1:9000" or "[::1]:9000" in canonical form; nullopt when malformed.
 std::optional<std::string> canonical_endpoint(std::string entry) {
-  auto start = entry.find_first_not_of(" \t");
-  auto end = entry.find_last_not_of(" \t");
-  if (start == std::string::npos) return std::nullopt;
-  entry = entry.substr(start, end - start + 1);
+  entry = std::string(trim(entry, " \t"));
+  if (entry.empty()) return std::nullopt;
   std::string host, port;
   if (!entry.empty() && entry[0] == '[') {
     auto close = entry.find(']');
@@ -193,7 +187,7 @@ std::optional<ParsedUrl> parse_http_url(const std::string& url) {
   auto sep = url.find("://");
   if (sep == std::string::npos) return std::nullopt;
   ParsedUrl out;
-  out.scheme = lower(url.substr(0, sep));
+  out.scheme = to_lower(url.substr(0, sep));
   if (out.scheme != "http" && out.scheme != "https") return std::nullopt;
   std::size_t auth_start = sep + 3;
   std::size_t auth_end = url.find_first_of("/?#", auth_start);
@@ -205,7 +199,7 @@ std::optional<ParsedUrl> parse_http_url(const std::string& url) {
   if (authority[0] == '[') {
     auto close = authority.find(']');
     if (close == std::string::npos) return std::nullopt;
-    out.host = lower(authority.substr(1, close - 1));
+    out.host = to_lower(authority.substr(1, close - 1));
     in6_addr tmp{};
     if (inet_pton(AF_INET6, out.host.c_str(), &tmp) != 1) return std::nullopt;  // also refuses zone ids
     std::string rest = authority.substr(close + 1);
@@ -221,7 +215,7 @@ std::optional<ParsedUrl> parse_http_url(const std::string& url) {
       if (port_str.empty()) return std::nullopt;
       authority = authority.substr(0, colon);
     }
-    out.host = lower(authority);
+    out.host = to_lower(authority);
     if (!valid_reg_name(out.host)) return std::nullopt;
   }
   if (!port_str.empty()) {
@@ -248,7 +242,7 @@ bool is_public_address(const std::string& numeric_ip) {
 }
 
 bool is_internal_hostname(const std::string& host_in) {
-  std::string host = lower(host_in);
+  std::string host = to_lower(host_in);
   while (!host.empty() && host.back() == '.') host.pop_back();
   if (host.empty()) return true;
   if (host.find('.') == std::string::npos) return true;  // "localhost", "intranet", "db"
@@ -286,7 +280,7 @@ std::optional<UrlViolation> UrlPolicy::violation(const std::string& url, ParsedU
   if (!parsed) {
     auto sep = url.find("://");
     if (sep != std::string::npos) {
-      std::string scheme = lower(url.substr(0, sep));
+      std::string scheme = to_lower(url.substr(0, sep));
       if (scheme != "http" && scheme != "https") return UrlViolation{Kind::kMalformed, "must use the http or https scheme"};
     }
     return UrlViolation{Kind::kMalformed, "must be an absolute http or https URL with a host and no credentials"};

@@ -1,5 +1,7 @@
 #include "domain/plans.h"
 
+#include "domain/limits.h"
+
 namespace scribe::plans {
 
 std::optional<Tier> parse(std::string_view n) {
@@ -28,7 +30,8 @@ PlanLimits limits_of(Tier t) {
     case Tier::Starter: return {1, 120, 120, false, 10};
     case Tier::Pro: return {3, 300, 360, false, 30};
     case Tier::Business: return {15, 600, 1200, false, 150};
-    case Tier::Enterprise: return {50, 720, std::nullopt, false, 500};
+    // Enterprise files may be as long as the platform takes any file.
+    case Tier::Enterprise: return {50, limits::kPlatformMaxFileMinutes, std::nullopt, false, 500};
   }
   return {std::nullopt, 90, 60, true, std::nullopt};
 }

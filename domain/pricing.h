@@ -24,6 +24,8 @@ struct Quote {
 };
 
 int64_t billed_seconds(double duration_seconds);
+// Billed seconds as the API shows them: minutes rounded to 2 decimals.
+double billed_minutes(int64_t billed_seconds);
 Quote quote(double duration_seconds, plans::Tier tier);
 
 }  // namespace scribe::pricing

@@ -22,6 +22,14 @@ TEST(Pricing, RoundsUpToTheSecondAndTheMicroDollar) {
   EXPECT_DOUBLE_EQ(quote(90, plans::Tier::Free).billed_minutes, 1.5);
 }
 
+TEST(Pricing, BilledMinutesAreShownToTwoDecimals) {
+  EXPECT_DOUBLE_EQ(billed_minutes(61), 1.02);  // 1.01666...
+  EXPECT_DOUBLE_EQ(billed_minutes(1), 0.02);
+  EXPECT_DOUBLE_EQ(billed_minutes(3600), 60.0);
+  const Quote q = quote(90, plans::Tier::Pro);
+  EXPECT_DOUBLE_EQ(billed_minutes(q.billed_seconds), q.billed_minutes);
+}
+
 TEST(Pricing, SubscriptionPlansPayNothing) {
   for (auto t : {plans::Tier::Starter, plans::Tier::Pro, plans::Tier::Business, plans::Tier::Enterprise})
     EXPECT_EQ(quote(7200, t).charge, 0);

@@ -145,9 +145,9 @@ std::optional<std::string> clean_title(const std::optional<std::string>& title) 
       out += s[i++];
     }
   }
-  const auto first = out.find_first_not_of(' ');
-  if (first == std::string::npos) return std::nullopt;
-  return out.substr(first, out.find_last_not_of(' ') - first + 1);
+  const std::string_view trimmed = trim(out, " ");
+  if (trimmed.empty()) return std::nullopt;
+  return std::string(trimmed);
 }
 
 std::optional<std::string> normalize_upload_id(const std::string& raw) {

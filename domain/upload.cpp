@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/crypto.h"
+#include "common/text.h"
 
 namespace scribe::upload {
 namespace {
@@ -25,12 +26,9 @@ bool is_token_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) 
 }  // namespace
 
 std::string media_type(std::string_view content_type) {
-  std::string_view t = content_type.substr(0, content_type.find(';'));
-  while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
-  while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
-  std::string out(t);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
+  // Only spaces and tabs are trimmed: a content_type given in a JSON body may
+  // hold a line break, and such a type is refused rather than cleaned up.
+  return to_lower(trim(content_type.substr(0, content_type.find(';')), " \t"));
 }
 
 bool is_allowed_content_type(std::string_view content_type) {
@@ -122,15 +120,11 @@ std::string base64_encode(std::string_view in) {
 
 std::optional<std::map<std::string, std::string>> parse_upload_metadata(std::string_view header) {
   std::map<std::string, std::string> out;
-  auto trim = [](std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-    return s;
-  };
   if (trim(header).empty()) return out;
-  while (true) {
-    auto comma = header.find(',');
-    std::string_view pair = trim(header.substr(0, comma));
+  // A header value has no CR or LF (the HTTP parser unfolds and refuses
+  // them), so trimming blanks is trimming spaces and tabs.
+  for (const std::string& item : split_list(header, EmptyItems::kKeep)) {
+    const std::string_view pair = item;
     auto space = pair.find(' ');
     std::string_view key = pair.substr(0, space);
     if (key.empty()) return std::nullopt;
@@ -143,8 +137,6 @@ std::optional<std::map<std::string, std::string>> parse_upload_metadata(std::str
       value = std::move(*decoded);
     }
     if (!out.emplace(std::string(key), std::move(value)).second) return std::nullopt;
-    if (comma == std::string_view::npos) break;
-    header.remove_prefix(comma + 1);
   }
   return out;
 }

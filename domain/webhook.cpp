@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 #include "common/crypto.h"
 #include "common/error.h"
+#include "common/text.h"
 #include "common/time.h"
 #include "domain/events.h"
 #include "domain/limits.h"
@@ -112,9 +112,7 @@ RetryPolicy RetryPolicy::spec() {
 std::optional<RetryPolicy> RetryPolicy::parse(const std::string& csv, int max_attempts) {
   RetryPolicy p;
   p.max_attempts = max_attempts;
-  std::stringstream in(csv);
-  std::string item;
-  while (std::getline(in, item, ',')) {
+  for (const std::string& item : split_list(csv, EmptyItems::kKeep)) {
     if (item.empty() || item.size() > 9 || !std::all_of(item.begin(), item.end(), ::isdigit)) return std::nullopt;
     p.delays.emplace_back(std::stoll(item));
   }

@@ -66,7 +66,9 @@ struct RetryPolicy {
   std::vector<std::chrono::seconds> delays;
   int max_attempts;
   static RetryPolicy spec();
-  // Parses "60,300,1800" (seconds); nullopt when malformed or empty.
+  // Parses "60,300,1800" (seconds; blanks around a number are ignored);
+  // nullopt when an item is not a number (empty ones included: "60,,300",
+  // "60,") or there is none.
   static std::optional<RetryPolicy> parse(const std::string& delays_csv, int max_attempts);
 };
 // After attempt `attempts` (1-based) failed: when to try again, or nullopt

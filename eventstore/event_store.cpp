@@ -23,36 +23,37 @@
 #include <thread>
 
 #include "common/db.h"
+#include "common/sql_time.h"
 
 namespace scribe::eventstore {
 namespace {
 
 const db::Statement kAppend{"events.append",
                             "select stream_id, version, position, tx::text, "
-                            "to_char(now() at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') "
-                            "from scribe_append($1::jsonb)"};
+                            SCRIBE_SQL_ISO_US("now()")
+                            " from scribe_append($1::jsonb)"};
 // One stream: the leaner function of migrations/050_append_stream.sql.
 const db::Statement kAppendStream{"events.append_stream",
                                   "select version, position, tx::text, "
-                                  "to_char(recorded_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') "
-                                  "from scribe_append_stream($1, $2, $3::jsonb)"};
+                                  SCRIBE_SQL_ISO_US("recorded_at")
+                                  " from scribe_append_stream($1, $2, $3::jsonb)"};
 const db::Statement kReadStream{"events.read_stream",
                                 "select position, tx::text, stream_id, version, type, data::text, metadata::text, "
-                                "to_char(recorded_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') "
-                                "from events where stream_id = $1 and version > $2 order by version"};
+                                SCRIBE_SQL_ISO_US("recorded_at")
+                                " from events where stream_id = $1 and version > $2 order by version"};
 // The global order is by the xid8 column itself: ORDER BY must name e.tx, not
 // the output column tx::text, or "10" would sort before "9".
 const db::Statement kReadAll{"events.read_all",
                              "select position, tx::text, stream_id, version, type, data::text, metadata::text, "
-                             "to_char(recorded_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') "
-                             "from events e where (e.tx, e.position) > ($1::xid8, $2::bigint) "
+                             SCRIBE_SQL_ISO_US("recorded_at")
+                             " from events e where (e.tx, e.position) > ($1::xid8, $2::bigint) "
                              "and e.tx < pg_snapshot_xmin(pg_current_snapshot()) "
                              "order by e.tx, e.position limit $3"};
 const db::Statement kReadAllUnbounded{"events.read_all_unbounded",
                                       "select position, tx::text, stream_id, version, type, data::text, "
                                       "metadata::text, "
-                                      "to_char(recorded_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') "
-                                      "from events e where (e.tx, e.position) > ($1::xid8, $2::bigint) "
+                                      SCRIBE_SQL_ISO_US("recorded_at")
+                                      " from events e where (e.tx, e.position) > ($1::xid8, $2::bigint) "
                                       "order by e.tx, e.position limit $3"};
 const db::Statement kRedactSelect{"events.redact_select",
                                   "select position, type, data::text from events where stream_id = $1 "

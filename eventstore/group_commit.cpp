@@ -29,6 +29,7 @@
 #include <mutex>
 
 #include "common/db.h"
+#include "common/sql_time.h"
 #include "eventstore/event_store.h"
 
 namespace scribe::eventstore {
@@ -36,8 +37,8 @@ namespace {
 
 const db::Statement kAppendBatch{"events.append_batch",
                                  "select unit, ok, version, position, tx::text, "
-                                 "to_char(recorded_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') "
-                                 "from scribe_append_batch($1::int[], $2::text[], $3::bigint[], $4::text[])"};
+                                 SCRIBE_SQL_ISO_US("recorded_at")
+                                 " from scribe_append_batch($1::int[], $2::text[], $3::bigint[], $4::text[])"};
 
 // At most this many units in one transaction, so one batch's latency stays
 // bounded and a failed batch is retried alone in bounded time.

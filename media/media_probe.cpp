@@ -20,6 +20,7 @@
 
 #include "common/error.h"
 #include "common/json.h"
+#include "common/text.h"
 
 extern char** environ;
 
@@ -156,11 +157,6 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::mil
 
 // ---- helpers ---------------------------------------------------------------
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
-
 int clamp_retry_after(std::optional<int> v, int fallback) {
   return std::clamp(v.value_or(fallback), 1, kMaxRetryAfterSeconds);
 }
@@ -173,27 +169,15 @@ Error infra(const std::string& code, const std::string& message) {
   return Error(code, message, {{"retry_after", kInfraRetryAfter}});
 }
 
-std::string percent_decode(const std::string& s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
-        std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
-      out.push_back(static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16)));
-      i += 2;
-    } else {
-      out.push_back(s[i]);
-    }
-  }
-  return out;
-}
-
-// The last path segment of a URL, percent-decoded, without control characters.
+// The last path segment of a URL, percent-decoded (a malformed escape is kept
+// as it is: a name to show, not one to refuse), without control characters.
 std::string file_name_of(const std::string& url) {
   auto parsed = parse_http_url(url);
   if (!parsed) return "";
   std::string path = parsed->path_and_query.substr(0, parsed->path_and_query.find('?'));
   auto slash = path.rfind('/');
-  std::string name = percent_decode(slash == std::string::npos ? path : path.substr(slash + 1));
+  std::string name;
+  percent_decode(slash == std::string::npos ? path : path.substr(slash + 1), name, {.keep_malformed = true});
   name.erase(std::remove_if(name.begin(), name.end(), [](unsigned char c) { return c < 0x20 || c == 0x7f; }),
              name.end());
   if (name.size() > 200) name.resize(200);
@@ -203,7 +187,7 @@ std::string file_name_of(const std::string& url) {
 std::string extension_of(const std::string& file_name) {
   auto dot = file_name.rfind('.');
   if (dot == std::string::npos || dot + 1 >= file_name.size()) return "";
-  std::string ext = lower(file_name.substr(dot + 1));
+  std::string ext = to_lower(file_name.substr(dot + 1));
   if (ext.size() > 5 || !std::all_of(ext.begin(), ext.end(), ::isalnum)) return "";
   return "." + ext;
 }
@@ -314,7 +298,7 @@ ProbeResult probe_file(const std::string& path, const std::string& field, const 
   result.local_path = path;
   if (format.is_object() && format.contains("tags") && format["tags"].is_object()) {
     for (const auto& [key, value] : format["tags"].items()) {
-      if (lower(key) == "title" && value.is_string() && !value.get<std::string>().empty()) {
+      if (to_lower(key) == "title" && value.is_string() && !value.get<std::string>().empty()) {
         result.title = value.get<std::string>();
         break;
       }
@@ -326,7 +310,7 @@ ProbeResult probe_file(const std::string& path, const std::string& field, const 
 // ---- yt-dlp stderr → spec codes ----------------------------------------------
 
 std::string classify_ytdlp_error(const std::string& stderr_text) {
-  const std::string s = lower(stderr_text);
+  const std::string s = to_lower(stderr_text);
   if (contains_any(s, {"proxy authentication required", "http error 407"})) return "probe_proxy_auth_quota";
   if (contains_any(s, {"proxyerror", "unable to connect to proxy", "cannot connect to proxy",
                        "tunnel connection failed", "proxy error"})) {

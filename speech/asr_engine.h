@@ -40,8 +40,6 @@ class AsrEngineFactory {
   virtual int parallelism() const = 0;
   // Language codes the engine recognizes ("en" for PocketSphinx's en-us model).
   virtual std::vector<std::string> languages() const = 0;
-  // Whether it produces word timestamps.
-  virtual bool word_timestamps() const { return true; }
   // Studies a sample of one recording's speech before its pieces are
   // decoded; engines that do not adapt return the identity. Thread-safe.
   virtual VoiceAdaptation adapt(const std::vector<int16_t>& /*speech*/) const { return {}; }

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "common/json.h"
+#include "common/text.h"
 #include "common/url_policy.h"
 
 namespace scribe::speech {
@@ -19,20 +20,6 @@ namespace {
 // (the longest VAD cuts, plus padding) comes back as about 5-10 KiB of
 // verbose_json, so a body of this size means the answer was cut off.
 constexpr size_t kPostBodyCap = 64 * 1024;
-
-std::string trim(std::string_view s) {
-  auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return "";
-  auto e = s.find_last_not_of(" \t\r\n");
-  return std::string(s.substr(b, e - b + 1));
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return s;
-}
 
 void put_le(std::string& out, uint32_t value, int bytes) {
   for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
@@ -67,7 +54,7 @@ void append_words(const std::vector<Piece>& pieces, std::vector<RecognizedWord>&
   for (size_t i = 1; i < pieces.size(); ++i) leading_space = leading_space || pieces[i].text.rfind(' ', 0) == 0;
   bool have_word = false;  // a word of this list to continue
   for (const auto& p : pieces) {
-    std::string text = trim(p.text);
+    const std::string text(trim(p.text));
     if (text.empty() || is_control_token(text)) continue;
     double start = std::max(0.0, p.start);
     double end = std::max(start, p.end);
@@ -221,18 +208,13 @@ class OpenAiAsrEngine : public AsrEngine {
 }  // namespace
 
 std::vector<std::string> parse_asr_languages(const std::string& list) {
-  std::vector<std::string> out;
-  std::stringstream in(list);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    item = lower(trim(item));
-    if (!item.empty()) out.push_back(item);
-  }
+  std::vector<std::string> out = split_list(list, EmptyItems::kDrop);
+  for (auto& item : out) item = to_lower(item);
   return out;
 }
 
 std::string openai_transcriptions_url(const std::string& base_url) {
-  std::string url = trim(base_url);
+  std::string url(trim(base_url));
   while (!url.empty() && url.back() == '/') url.pop_back();
   auto ends_with = [&](std::string_view suffix) {
     return url.size() >= suffix.size() && url.compare(url.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -311,7 +293,7 @@ std::optional<std::string> openai_language_code(const std::string& name_or_code)
       {"welsh", "cy"},      {"irish", "ga"},      {"tagalog", "tl"},    {"swahili", "sw"},
       {"afrikaans", "af"},  {"galician", "gl"},   {"basque", "eu"},     {"cantonese", "yue"},
   };
-  std::string s = lower(trim(name_or_code));
+  std::string s = to_lower(trim(name_or_code));
   for (const auto& [name, code] : kNames) {
     if (s == name) return std::string(code);
   }

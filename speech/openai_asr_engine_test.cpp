@@ -11,6 +11,8 @@
 #include <cstring>
 #include <thread>
 
+#include "common/text.h"
+
 namespace scribe::speech {
 namespace {
 
@@ -271,8 +273,7 @@ class OneShotServer {
       if (n <= 0) break;
       request_.append(buf, static_cast<size_t>(n));
       if (head_end == std::string::npos && (head_end = request_.find("\r\n\r\n")) != std::string::npos) {
-        std::string head = request_.substr(0, head_end);
-        for (char& c : head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        const std::string head = to_lower(request_.substr(0, head_end));
         auto at = head.find("content-length:");
         if (at != std::string::npos) content_length = std::strtoul(head.c_str() + at + 15, nullptr, 10);
       }

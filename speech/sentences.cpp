@@ -8,6 +8,8 @@
 #include <tuple>
 #include <utility>
 
+#include "common/text.h"
+
 namespace scribe::speech {
 namespace {
 
@@ -25,14 +27,6 @@ struct Token {
   std::optional<int> speaker;
   std::optional<std::string> given;  // ".", "?" or "," from the engine
 };
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 bool one_of(std::string_view word, std::initializer_list<std::string_view> list) {
   for (auto w : list) {
@@ -100,7 +94,7 @@ bool is_question(const std::vector<std::string>& words) {
 
 // Abbreviations whose final dot is part of the word, not a sentence end.
 bool is_abbreviation(const std::string& without_dot) {
-  std::string w = lower(without_dot);
+  std::string w = to_lower(without_dot);
   if (one_of(w, {"mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "etc", "e.g", "i.e"})) return true;
   // Initialisms such as "U.S" (from "U.S."): letters separated by dots.
   if (w.find('.') == std::string::npos) return false;
@@ -150,20 +144,13 @@ std::optional<std::string> strip_punctuation(std::string& text) {
   return std::nullopt;
 }
 
-std::string trim(const std::string& s) {
-  auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  auto e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
-
 // Turns input words into tokens. A token that is punctuation only (some
 // engines emit "," as a word of its own) attaches to the word before it.
 std::vector<Token> tokenize(const std::vector<AttributedWord>& words) {
   std::vector<Token> tokens;
   tokens.reserve(words.size());
   for (const auto& w : words) {
-    Token t{trim(w.word.text), w.word.start, w.word.end, w.word.confidence, w.speaker, std::nullopt};
+    Token t{std::string(trim(w.word.text)), w.word.start, w.word.end, w.word.confidence, w.speaker, std::nullopt};
     t.given = strip_punctuation(t.text);
     if (t.text.empty()) {
       if (t.given && !tokens.empty()) {
@@ -203,10 +190,10 @@ void split_long(const std::vector<Token>& t, size_t begin, size_t end, const Sen
   size_t best = begin + 1;
   Key best_key{};
   for (size_t k = begin + 1; k < end; ++k) {
-    Key key{!is_glue(lower(t[k - 1].text)),
+    Key key{!is_glue(to_lower(t[k - 1].text)),
             k - begin >= min_words && end - k >= min_words,
             std::llround(gap_after(t, k - 1) * 1000.0),
-            is_starter(lower(t[k].text)),
+            is_starter(to_lower(t[k].text)),
             t[k - 1].given == ",",
             -std::llabs(static_cast<long long>(2 * k) - static_cast<long long>(begin + end))};
     if (k == begin + 1 || key > best_key) {
@@ -289,7 +276,7 @@ Sentence make_sentence(const std::vector<Token>& t, size_t begin, size_t end, bo
   s.end = t[end - 1].end;
   s.speaker = t[begin].speaker;
   std::vector<std::string> lw;
-  for (size_t i = begin; i < end; ++i) lw.push_back(lower(t[i].text));
+  for (size_t i = begin; i < end; ++i) lw.push_back(to_lower(t[i].text));
 
   for (size_t i = begin; i < end; ++i) {
     const size_t j = i - begin;

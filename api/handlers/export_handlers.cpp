@@ -7,6 +7,7 @@
 #include "api/params.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/text.h"
 #include "domain/limits.h"
 #include "domain/subtitles.h"
 #include "domain/transcript_text.h"
@@ -95,7 +96,7 @@ Response TranscriptHandler::handle(RequestContext& ctx) {
     segments = load_segments(txn, id);
   }
   ctx.release_db();
-  const bool has_title = meta.title && meta.title->find_first_not_of(" \t\r\n") != std::string::npos;
+  const bool has_title = meta.title && !trim(*meta.title).empty();
   std::string body = format == "md"
                          ? transcript::render_md(has_title ? *meta.title : "Transcription " + std::to_string(id), {},
                                                  segments, opts)

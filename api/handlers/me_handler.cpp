@@ -3,6 +3,7 @@
 #include "api/services.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/sql_time.h"
 #include "domain/limits.h"
 #include "domain/plans.h"
 
@@ -18,7 +19,7 @@ namespace {
 const db::Statement kMe{"me.read",
                         "select a.email, a.plan, a.balance_micros, k.id is not null, k.name, "
                         "coalesce(s.settled_micros, 0) + coalesce(s.held_micros, 0), "
-                        "to_char(k.created_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'), "
+                        SCRIBE_SQL_ISO_MS("k.created_at") ", "
                         "k.key_hash, k.revoked_at is not null, k.expires_at is not null and k.expires_at <= now(), "
                         "a.held_micros, a.open_holds "
                         "from accounts a left join api_keys k on k.id = $2 "

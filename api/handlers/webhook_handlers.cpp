@@ -18,6 +18,7 @@
 #include "commands/webhook_commands.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/sql_time.h"
 #include "common/url_policy.h"
 #include "domain/limits.h"
 #include "domain/webhook.h"
@@ -25,14 +26,13 @@
 namespace scribe::api {
 namespace {
 
-#define SCRIBE_TS(col) "to_char(" col " at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
 const db::Statement kActive{
     "webhooks.view_active",
-    "select w.id, w.url, w.events::text, coalesce(h.consecutive_failures, 0), " SCRIBE_TS("h.disabled_at") ", "
-    SCRIBE_TS("h.last_delivery_at") ", " SCRIBE_TS("h.last_success_at") ", " SCRIBE_TS("w.created_at")
+    "select w.id, w.url, w.events::text, coalesce(h.consecutive_failures, 0), " SCRIBE_SQL_ISO_MS("h.disabled_at")
+    ", " SCRIBE_SQL_ISO_MS("h.last_delivery_at") ", " SCRIBE_SQL_ISO_MS("h.last_success_at") ", "
+    SCRIBE_SQL_ISO_MS("w.created_at")
     " from webhooks w left join webhook_health h on h.webhook_id = w.id "
     "where w.key_id = $1 and w.account_id = $2 and w.revoked_at is null"};
-#undef SCRIBE_TS
 
 constexpr std::size_t kMaxEventNames = 20;
 
