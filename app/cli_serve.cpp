@@ -30,6 +30,7 @@
 #include "common/log.h"
 #include "domain/limits.h"
 #include "eventstore/migrator.h"
+#include "projections/inline_projections.h"
 #include "projections/runner.h"
 
 namespace scribe::app {
@@ -161,13 +162,14 @@ workers::Worker::Engines configure_engines() {
 
 // The pipeline workers, with the media fetcher's own (longer) download
 // limits rather than the 45 s preview bound.
-std::unique_ptr<workers::Worker> start_workers(const Config& cfg, workers::Worker::Engines engines) {
+std::unique_ptr<workers::Worker> start_workers(const Config& cfg, const eventstore::EventStore& store,
+                                               workers::Worker::Engines engines) {
   auto options = workers::WorkerOptions::from_env();
   if (options.slots == 0) return nullptr;
   auto media_dir = std::filesystem::path(options.work_dir) / "media";
   std::filesystem::create_directories(media_dir);
   auto media = std::make_shared<media::MediaProbe>(UrlPolicy::from_env(), media_dir.string());
-  auto worker = std::make_unique<workers::Worker>(cfg.database_url, std::move(engines), media, options);
+  auto worker = std::make_unique<workers::Worker>(cfg.database_url, store, std::move(engines), media, options);
   worker->start();
   return worker;
 }
@@ -260,12 +262,14 @@ int serve(int argc, char** argv) {
 
   sigset_t signals = block_stop_signals();
   prepare_database(cfg, !args.flag("no-migrate"));
-  projections::install_inline_hook();
+  // Every append of this process (the handlers' commands, the workers'
+  // outcomes) goes through this store, and so feeds the inline projections.
+  const eventstore::EventStore store(projections::inline_projections());
   auto engines = configure_engines();
 
   db::Pool pool(cfg.database_url, cfg.db_pool_size);
   api::WaitRegistry waits;
-  api::Services services{cfg, pool, api::RateLimiter(cfg.rate_limit_per_minute), api::Authenticator()};
+  api::Services services{cfg, pool, store, api::RateLimiter(cfg.rate_limit_per_minute), api::Authenticator()};
   services.waits = &waits;
   wire_media(services);
   api::ApiApp app(services, cfg.db_pool_size);
@@ -315,7 +319,7 @@ int serve(int argc, char** argv) {
   std::vector<std::unique_ptr<projections::ProjectionRunner>> runners;
   if (cfg.run_projectors) runners = start_projectors(cfg);
   std::unique_ptr<workers::Worker> workers;
-  if (!args.flag("no-workers")) workers = start_workers(cfg, std::move(engines));
+  if (!args.flag("no-workers")) workers = start_workers(cfg, store, std::move(engines));
   workers::WebhookDispatcher dispatcher(cfg.database_url);
   dispatcher.start();
   Housekeeping housekeeping(cfg.database_url, env_int("SCRIBE_HOUSEKEEPING_SECONDS", 600));
@@ -367,10 +371,10 @@ int worker(int argc, char** argv) {
   log::init(cfg.log_level);
   sigset_t signals = block_stop_signals();
   prepare_database(cfg, !args.flag("no-migrate"));
-  projections::install_inline_hook();
+  const eventstore::EventStore store(projections::inline_projections());
   std::vector<std::unique_ptr<projections::ProjectionRunner>> runners;
   if (!args.flag("no-projectors")) runners = start_projectors(cfg);
-  auto workers = start_workers(cfg, configure_engines());
+  auto workers = start_workers(cfg, store, configure_engines());
   workers::WebhookDispatcher dispatcher(cfg.database_url);
   dispatcher.start();
   log::info("worker started", {{"projectors", runners.size()}, {"pipeline", workers != nullptr}});
@@ -391,7 +395,8 @@ int routes(int argc, char** argv) {
   }
   Config cfg = Config::from_env();
   db::Pool pool(cfg.database_url, 1);  // never connects: nothing is dispatched
-  api::Services services{cfg, pool, api::RateLimiter(cfg.rate_limit_per_minute), api::Authenticator()};
+  const eventstore::EventStore store(projections::inline_projections());
+  api::Services services{cfg, pool, store, api::RateLimiter(cfg.rate_limit_per_minute), api::Authenticator()};
   api::ApiApp app(services, 1);
   api::register_routes(app);
   for (const auto& r : app.router().routes()) std::cout << r.method << " " << r.pattern << "\n";
