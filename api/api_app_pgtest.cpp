@@ -205,7 +205,7 @@ class ApiAppTest : public scribe::testing::PgTest {
     cfg_.public_url = "http://test.invalid";
     pool_ = std::make_unique<db::Pool>(cfg_.database_url, 6);
     services_ =
-        std::make_unique<Services>(Services{cfg_, *pool_, RateLimiter(kRateLimit), Authenticator(&oauth_)});
+        std::make_unique<Services>(Services{cfg_, *pool_, store(), RateLimiter(kRateLimit), Authenticator(&oauth_)});
     services_->check_url = [](const std::string&, const std::string&) {};
     app_ = std::make_unique<ApiApp>(*services_, 4);
     register_routes(*app_);
@@ -298,14 +298,15 @@ class ApiAppTest : public scribe::testing::PgTest {
 
   Caller new_caller(apikey::Permission permission = apikey::Permission::Full) {
     const commands::Meta meta{"test", ""};
-    int64_t account = commands::open_account(*conn_, unique("apitest") + "@example.com", plans::Tier::Free, meta);
-    auto k = commands::create_key(*conn_, account, "test", permission, std::nullopt, std::nullopt, meta);
+    int64_t account =
+        commands::open_account(store(), *conn_, unique("apitest") + "@example.com", plans::Tier::Free, meta);
+    auto k = commands::create_key(store(), *conn_, account, "test", permission, std::nullopt, std::nullopt, meta);
     return {account, k.key_id, k.plaintext};
   }
 
   Caller another_key(const Caller& c) {
     const commands::Meta meta{"test", ""};
-    auto k = commands::create_key(*conn_, c.account_id, "second", apikey::Permission::Full, std::nullopt,
+    auto k = commands::create_key(store(), *conn_, c.account_id, "second", apikey::Permission::Full, std::nullopt,
                                   std::nullopt, meta);
     return {c.account_id, k.key_id, k.plaintext};
   }
@@ -658,7 +659,7 @@ TEST_F(ApiAppTest, CachedKeyOnMeIsCheckedInTheSameStatement) {
   EXPECT_EQ(first.json()["api_key"], second.json()["api_key"]);
   EXPECT_EQ(second.json()["user_id"], c.account_id);
 
-  commands::revoke_key(*conn_, c.key_id, meta);
+  commands::revoke_key(store(), *conn_, c.key_id, meta);
   auto revoked = http("GET", base_ + "/api/v1/me", auth);
   expect_envelope(revoked, 401, "invalid_api_key");
   EXPECT_NE(revoked.json()["error"]["message"].get<std::string>().find("revoked"), std::string::npos)

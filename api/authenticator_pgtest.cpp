@@ -41,8 +41,10 @@ TEST_F(AuthenticatorTest, AnUnknownKeyIsLookedUpOnceThenRefusedFromMemory) {
 TEST_F(AuthenticatorTest, AKnownKeyStillWorksFromAnAddressOverItsFailureBudget) {
   auto conn = connect();
   const commands::Meta meta{"test", ""};
-  int64_t account = commands::open_account(*conn, unique("authscreen") + "@example.com", plans::Tier::Free, meta);
-  auto key = commands::create_key(*conn, account, "test", apikey::Permission::Full, std::nullopt, std::nullopt, meta);
+  int64_t account =
+      commands::open_account(store(), *conn, unique("authscreen") + "@example.com", plans::Tier::Free, meta);
+  auto key =
+      commands::create_key(store(), *conn, account, "test", apikey::Permission::Full, std::nullopt, std::nullopt, meta);
   const std::string address = "198.51.100.2";
   Authenticator auth;
   {

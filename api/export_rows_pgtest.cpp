@@ -24,14 +24,14 @@ using commands::Caller;
 class ExportRowsTest : public testing::PgTest {
  protected:
   static int64_t completed_transcription(pqxx::connection& conn, const std::vector<transcript::ArtifactSegment>& segs) {
-    const int64_t account = commands::open_account(conn, unique("exports") + "@example.com", plans::Tier::Free,
+    const int64_t account = commands::open_account(store(), conn, unique("exports") + "@example.com", plans::Tier::Free,
                                                    {"test", ""});
-    commands::deposit(conn, account, 10'000'000, "test", {"test", ""});
+    commands::deposit(store(), conn, account, 10'000'000, "test", {"test", ""});
     transcription::Request r;
     r.source = "external_url";
     r.url = "https://media.example.com/talk.mp3";
     r.duration_seconds = 60;
-    const int64_t id = commands::create(conn, Caller{account, std::nullopt, std::nullopt, {"test", ""}}, r)
+    const int64_t id = commands::create(store(), conn, Caller{account, std::nullopt, std::nullopt, {"test", ""}}, r)
                            .transcription_id;
     transcript::TranscriptArtifact a;
     a.duration_seconds = 60;
@@ -50,7 +50,7 @@ class ExportRowsTest : public testing::PgTest {
     commands::Completion done;
     done.duration_seconds = 60;
     done.artifacts = {{"transcript", {{"key", key}, {"sha256", digest}}}};
-    EXPECT_TRUE(commands::complete_attempt(conn, id, 1, done, {"worker", ""}));
+    EXPECT_TRUE(commands::complete_attempt(store(), conn, id, 1, done, {"worker", ""}));
     return id;
   }
 

@@ -31,8 +31,9 @@ class SearchTest : public testing::PgTest {
  protected:
   static int64_t account() {
     auto conn = connect();
-    const int64_t id = commands::open_account(*conn, unique("search") + "@example.com", plans::Tier::Free, {"test", ""});
-    commands::deposit(*conn, id, 10'000'000, "test", {"test", ""});
+    const int64_t id =
+        commands::open_account(store(), *conn, unique("search") + "@example.com", plans::Tier::Free, {"test", ""});
+    commands::deposit(store(), *conn, id, 10'000'000, "test", {"test", ""});
     return id;
   }
   static Caller caller(int64_t account_id) { return Caller{account_id, std::nullopt, std::nullopt, {"test", ""}}; }
@@ -43,7 +44,7 @@ class SearchTest : public testing::PgTest {
     r.url = "https://media.example.com/talk.mp3";
     r.duration_seconds = 60;
     r.title = std::move(title);
-    return commands::create(conn, caller(account_id), r).transcription_id;
+    return commands::create(store(), conn, caller(account_id), r).transcription_id;
   }
 
   // Completes `attempt` with a transcript artifact holding `segs`, as a
@@ -76,7 +77,7 @@ class SearchTest : public testing::PgTest {
     commands::Completion done;
     done.duration_seconds = 60;
     done.artifacts = {{"transcript", {{"key", key}, {"sha256", digest}}}};
-    EXPECT_TRUE(commands::complete_attempt(conn, id, attempt, done, {"worker", ""}));
+    EXPECT_TRUE(commands::complete_attempt(store(), conn, id, attempt, done, {"worker", ""}));
     return ids;
   }
 
@@ -204,7 +205,7 @@ TEST_F(SearchTest, OnlyCompletedTranscriptionsAndNeverDeletedOnes) {
   EXPECT_EQ(search(*conn, acc, word).total, 2);
   EXPECT_EQ(search(*conn, acc, word, 20, 0, std::nullopt, pending).total, 0);
 
-  commands::remove(*conn, caller(acc), done);
+  commands::remove(store(), *conn, caller(acc), done);
   EXPECT_EQ(search(*conn, acc, word).total, 0);
   EXPECT_EQ(count(*conn, "select count(*) from search_segments where transcription_id = " + std::to_string(done)), 0);
 }
@@ -214,8 +215,8 @@ TEST_F(SearchTest, ARetriedTranscriptionKeepsOnlyItsLatestSegments) {
   const int64_t acc = account();
   const int64_t id = create(*conn, acc);
   const std::string tag = std::to_string(id);
-  ASSERT_TRUE(commands::fail_attempt(*conn, id, 1, "no_speech", "silence", {"worker", ""}));
-  commands::retry(*conn, caller(acc), id, std::nullopt);
+  ASSERT_TRUE(commands::fail_attempt(store(), *conn, id, 1, "no_speech", "silence", {"worker", ""}));
+  commands::retry(store(), *conn, caller(acc), id, std::nullopt);
   EXPECT_EQ(search(*conn, acc, "second attempt " + tag).total, 0) << "nothing while the retry runs";
   auto s = complete(*conn, id, {{"The second attempt " + tag + " heard this.", 0}}, 2);
   EXPECT_EQ(segment_ids(search(*conn, acc, "second attempt " + tag)), (std::vector<int64_t>{s[0]}));

@@ -10,6 +10,7 @@
 #include "api/http.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "eventstore/event_store.h"
 
 namespace scribe {
 class ThreadPool;
@@ -28,6 +29,9 @@ struct ProbedMedia {
 struct Services {
   Config config;
   db::Pool& pool;
+  // What commands append through: built with the inline projections, so a
+  // handler reads its own writes from the read models.
+  eventstore::EventStore store;
   RateLimiter limiter;
   Authenticator authenticator;
   // Refuses (400 invalid_request naming `field`) URLs the service must not

@@ -8,7 +8,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "common/sql_time.h"
-#include "projections/projection.h"
+#include "projections/inline_projections.h"
 
 namespace scribe::app {
 namespace {
@@ -78,7 +78,7 @@ int admin(int argc, char** argv) {
   const Config& cfg = settings.server;
   configure_storage(settings);
   log::init(cfg.log_level == "info" ? "warn" : cfg.log_level);
-  projections::install_inline_hook();
+  const eventstore::EventStore store(projections::inline_projections());
   auto conn = db::open_connection(cfg.database_url);
   const bool json = args.flag("json");
   const std::string what = args.positional[0] + " " + args.positional[1];
@@ -86,9 +86,10 @@ int admin(int argc, char** argv) {
   try {
     if (what == "account create") {
       auto plan = parse_plan(args.get("plan").value_or("free"));
-      int64_t id = commands::open_account(*conn, args.require("email"), plan, meta);
+      int64_t id = commands::open_account(store, *conn, args.require("email"), plan, meta);
       if (auto b = args.get("balance-usd"))
-        if (auto m = parse_usd(*b, "balance-usd"); m > 0) commands::deposit(*conn, id, m, "initial balance", meta);
+        if (auto m = parse_usd(*b, "balance-usd"); m > 0)
+          commands::deposit(store, *conn, id, m, "initial balance", meta);
       print(json, {{"account_id", id}}, "account " + std::to_string(id));
     } else if (what == "account show") {
       pqxx::read_transaction txn(*conn);
@@ -100,12 +101,12 @@ int admin(int argc, char** argv) {
                 {"wallet_balance_usd", money::to_usd(r[0][3].as<int64_t>())}};
       print(json, j, j.dump(2));
     } else if (what == "plan set") {
-      commands::change_plan(*conn, parse_id(args.require("account"), "account"), parse_plan(args.require("plan")),
-                            meta);
+      commands::change_plan(store, *conn, parse_id(args.require("account"), "account"),
+                            parse_plan(args.require("plan")), meta);
       print(json, {{"ok", true}}, "plan changed");
     } else if (what == "wallet topup") {
       auto amount = parse_usd(args.require("usd"), "usd");
-      commands::deposit(*conn, parse_id(args.require("account"), "account"), amount,
+      commands::deposit(store, *conn, parse_id(args.require("account"), "account"), amount,
                         args.get("reference").value_or("admin top-up"), meta);
       print(json, {{"ok", true}}, "wallet topped up");
     } else if (what == "key create") {
@@ -120,7 +121,7 @@ int admin(int argc, char** argv) {
         expires = parse_iso8601(*e);
         if (!expires) throw std::invalid_argument("--expires-at must be an ISO 8601 timestamp");
       }
-      auto created = commands::create_key(*conn, parse_id(args.require("account"), "account"),
+      auto created = commands::create_key(store, *conn, parse_id(args.require("account"), "account"),
                                           args.get("name").value_or("default"), *permission, cap, expires, meta);
       print(json, {{"key_id", created.key_id}, {"api_key", created.plaintext}},
             "key " + std::to_string(created.key_id) + ": " + created.plaintext +
@@ -140,7 +141,7 @@ int admin(int argc, char** argv) {
       }
       print(json, list, list.dump(2));
     } else if (what == "key revoke") {
-      commands::revoke_key(*conn, parse_id(args.require("key"), "key"), meta);
+      commands::revoke_key(store, *conn, parse_id(args.require("key"), "key"), meta);
       print(json, {{"ok", true}}, "key revoked");
     } else {
       throw std::invalid_argument("unknown admin command '" + what + "'");

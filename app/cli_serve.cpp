@@ -30,6 +30,7 @@
 #include "common/log.h"
 #include "domain/limits.h"
 #include "eventstore/migrator.h"
+#include "projections/inline_projections.h"
 #include "projections/runner.h"
 
 namespace scribe::app {
@@ -143,13 +144,15 @@ workers::Worker::Engines configure_engines(const Settings& settings) {
 
 // The pipeline workers, with the media fetcher's own (longer) download
 // limits rather than the 45 s preview bound.
-std::unique_ptr<workers::Worker> start_workers(const Settings& settings, workers::Worker::Engines engines) {
+std::unique_ptr<workers::Worker> start_workers(const Settings& settings, const eventstore::EventStore& store,
+                                               workers::Worker::Engines engines) {
   const auto& options = settings.worker;
   if (options.slots == 0) return nullptr;
   auto media_dir = std::filesystem::path(options.work_dir) / "media";
   std::filesystem::create_directories(media_dir);
   auto media = std::make_shared<media::MediaProbe>(settings.outbound, media_dir.string(), settings.media);
-  auto worker = std::make_unique<workers::Worker>(settings.server.database_url, std::move(engines), media, options);
+  auto worker =
+      std::make_unique<workers::Worker>(settings.server.database_url, store, std::move(engines), media, options);
   worker->start();
   return worker;
 }
@@ -231,12 +234,14 @@ int serve(int argc, char** argv) {
   sigset_t signals = block_stop_signals();
   configure_storage(settings);
   prepare_database(cfg, !args.flag("no-migrate"));
-  projections::install_inline_hook();
+  // Every append of this process (the handlers' commands, the workers'
+  // outcomes) goes through this store, and so feeds the inline projections.
+  const eventstore::EventStore store(projections::inline_projections());
   auto engines = configure_engines(settings);
 
   db::Pool pool(cfg.database_url, cfg.db_pool_size);
   api::WaitRegistry waits;
-  api::Services services{cfg, pool, api::RateLimiter(cfg.rate_limit_per_minute), api::Authenticator()};
+  api::Services services{cfg, pool, store, api::RateLimiter(cfg.rate_limit_per_minute), api::Authenticator()};
   services.waits = &waits;
   wire_media(services, settings);
   api::ApiApp app(services, cfg.db_pool_size);
@@ -282,7 +287,7 @@ int serve(int argc, char** argv) {
   std::vector<std::unique_ptr<projections::ProjectionRunner>> runners;
   if (!args.flag("no-projectors")) runners = start_projectors(cfg);
   std::unique_ptr<workers::Worker> workers;
-  if (!args.flag("no-workers")) workers = start_workers(settings, std::move(engines));
+  if (!args.flag("no-workers")) workers = start_workers(settings, store, std::move(engines));
   workers::WebhookDispatcher dispatcher(cfg.database_url, settings.webhooks, settings.outbound);
   dispatcher.start();
   Housekeeping housekeeping(cfg.database_url, settings.housekeeping_seconds);
@@ -335,10 +340,10 @@ int worker(int argc, char** argv) {
   sigset_t signals = block_stop_signals();
   configure_storage(settings);
   prepare_database(cfg, !args.flag("no-migrate"));
-  projections::install_inline_hook();
+  const eventstore::EventStore store(projections::inline_projections());
   std::vector<std::unique_ptr<projections::ProjectionRunner>> runners;
   if (!args.flag("no-projectors")) runners = start_projectors(cfg);
-  auto workers = start_workers(settings, configure_engines(settings));
+  auto workers = start_workers(settings, store, configure_engines(settings));
   workers::WebhookDispatcher dispatcher(cfg.database_url, settings.webhooks, settings.outbound);
   dispatcher.start();
   log::info("worker started", {{"projectors", runners.size()}, {"pipeline", workers != nullptr}});
@@ -359,7 +364,8 @@ int routes(int argc, char** argv) {
   }
   const Config cfg = load_settings(args).settings.server;
   db::Pool pool(cfg.database_url, 1);  // never connects: nothing is dispatched
-  api::Services services{cfg, pool, api::RateLimiter(cfg.rate_limit_per_minute), api::Authenticator()};
+  const eventstore::EventStore store(projections::inline_projections());
+  api::Services services{cfg, pool, store, api::RateLimiter(cfg.rate_limit_per_minute), api::Authenticator()};
   api::ApiApp app(services, 1);
   api::register_routes(app);
   for (const auto& r : app.router().routes()) std::cout << r.method << " " << r.pattern << "\n";

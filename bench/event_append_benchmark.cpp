@@ -23,7 +23,8 @@
 //    in-transaction NOTIFY trigger, see migrations/006_notify_after_commit.sql)
 //
 // Prints a table and one JSON line per configuration, beginning {"bench":"event_append".
-// No inline projection hook is installed: this measures the event store alone.
+// The store is built with EventStore::without_inline_projections(): this
+// measures the event store alone, no read model.
 #include <unistd.h>
 
 #include <atomic>
@@ -63,8 +64,9 @@ struct Config {
   double measure_s;
 };
 
-void writer(const Config& cfg, int index, std::atomic<int>& ready, std::atomic<bool>& go,
-            const Clock::time_point& measure_from, const Clock::time_point& measure_until, WriterResult& out) {
+void writer(const Config& cfg, const eventstore::EventStore& store, int index, std::atomic<int>& ready,
+            std::atomic<bool>& go, const Clock::time_point& measure_from, const Clock::time_point& measure_until,
+            WriterResult& out) {
   std::unique_ptr<pqxx::connection> conn;
   try {
     conn = scribe::db::open_connection(cfg.url);
@@ -103,12 +105,12 @@ void writer(const Config& cfg, int index, std::atomic<int>& ready, std::atomic<b
       }
       try {
         if (cfg.path == "grouped") {
-          eventstore::EventStore::append_and_commit(
+          store.append_and_commit(
               *conn, {{prefix + std::to_string(stream_no), eventstore::ExpectedVersion::exact(version), std::move(events)}});
         } else {
           pqxx::work txn(*conn);
-          eventstore::EventStore::append(txn, prefix + std::to_string(stream_no), eventstore::ExpectedVersion::exact(version),
-                                 std::move(events));
+          store.append(txn, prefix + std::to_string(stream_no), eventstore::ExpectedVersion::exact(version),
+                       std::move(events));
           scribe::eventstore::EventStore::commit(txn);
         }
       } catch (const eventstore::ConcurrencyError&) {
@@ -133,15 +135,16 @@ struct Row {
   int64_t appends, conflicts;
 };
 
-Row run_config(const Config& cfg) {
+Row run_config(const Config& cfg, const eventstore::EventStore& store) {
   std::vector<WriterResult> results(static_cast<std::size_t>(cfg.writers));
   std::vector<std::thread> threads;
   std::atomic<int> ready{0};
   std::atomic<bool> go{false};
   Clock::time_point measure_from, measure_until;
   for (int i = 0; i < cfg.writers; ++i)
-    threads.emplace_back(writer, std::cref(cfg), i, std::ref(ready), std::ref(go), std::cref(measure_from),
-                         std::cref(measure_until), std::ref(results[static_cast<std::size_t>(i)]));
+    threads.emplace_back(writer, std::cref(cfg), std::cref(store), i, std::ref(ready), std::ref(go),
+                         std::cref(measure_from), std::cref(measure_until),
+                         std::ref(results[static_cast<std::size_t>(i)]));
   while (ready.load() < cfg.writers) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   auto start = Clock::now();
   measure_from = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(cfg.warmup_s));
@@ -181,6 +184,7 @@ int main() {
     const std::string label = scribe::bench::env_or("SCRIBE_BENCH_LABEL", "");
     const int leaders = static_cast<int>(scribe::bench::env_double("SCRIBE_BENCH_GROUP_LEADERS", 0));
     if (leaders > 0) eventstore::EventStore::set_group_commit_leaders(leaders);
+    const auto store = eventstore::EventStore::without_inline_projections();
     {
       auto conn = scribe::db::open_connection(url, false);
       scribe::eventstore::migrate(*conn);
@@ -203,7 +207,7 @@ int main() {
     for (const auto& [path, batch, writers] : configs) {
       Config cfg{url, run_id, path, writers, batch, std::max(stream_events, batch), warmup_s, measure_s};
       auto before = eventstore::EventStore::group_commit_stats();
-      Row r = run_config(cfg);
+      Row r = run_config(cfg, store);
       auto after = eventstore::EventStore::group_commit_stats();
       // Units per transaction over the whole configuration (warm-up too).
       const double per_txn = path == "grouped" && after.batches > before.batches

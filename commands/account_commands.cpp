@@ -33,7 +33,7 @@ account::State load_account(pqxx::transaction_base& txn, int64_t account_id) {
 }
 
 std::vector<eventstore::RecordedEvent> execute_on_account(
-    pqxx::connection& conn, int64_t account_id,
+    const eventstore::EventStore& store, pqxx::connection& conn, int64_t account_id,
     const std::function<std::vector<eventstore::NewEvent>(const account::State&)>& decide, const Meta& meta) {
   return retry_on_conflict(
       [&]() -> std::vector<eventstore::RecordedEvent> {
@@ -48,13 +48,14 @@ std::vector<eventstore::RecordedEvent> execute_on_account(
         auto events = decide(state);
         if (events.empty()) return {};
         for (auto& e : events) e.metadata = meta.to_json();
-        return eventstore::EventStore::append_and_commit(
-            conn, {{account::stream_id(account_id), eventstore::ExpectedVersion::exact(state.version), std::move(events)}});
+        return store.append_and_commit(conn, {{account::stream_id(account_id),
+                                               eventstore::ExpectedVersion::exact(state.version), std::move(events)}});
       },
       "account is too busy; retry the request");
 }
 
-int64_t open_account(pqxx::connection& conn, const std::string& email, plans::Tier plan, const Meta& meta) {
+int64_t open_account(const eventstore::EventStore& store, pqxx::connection& conn, const std::string& email,
+                     plans::Tier plan, const Meta& meta) {
   {
     pqxx::nontransaction txn(conn);
     if (!txn.exec_prepared(kEmailTaken.name, email).empty())
@@ -63,23 +64,25 @@ int64_t open_account(pqxx::connection& conn, const std::string& email, plans::Ti
   int64_t id = next_id(conn, kNextAccountId);
   auto events = account::open(id, email, plan);
   for (auto& e : events) e.metadata = meta.to_json();
-  eventstore::EventStore::append_and_commit(conn, {{account::stream_id(id), eventstore::ExpectedVersion::no_stream(), std::move(events)}});
+  store.append_and_commit(conn,
+                          {{account::stream_id(id), eventstore::ExpectedVersion::no_stream(), std::move(events)}});
   return id;
 }
 
-void deposit(pqxx::connection& conn, int64_t account_id, money::Micros amount, const std::string& reference,
-             const Meta& meta) {
+void deposit(const eventstore::EventStore& store, pqxx::connection& conn, int64_t account_id, money::Micros amount,
+             const std::string& reference, const Meta& meta) {
   execute_on_account(
-      conn, account_id, [&](const account::State& s) { return account::deposit(s, amount, reference); }, meta);
+      store, conn, account_id, [&](const account::State& s) { return account::deposit(s, amount, reference); }, meta);
 }
 
-void change_plan(pqxx::connection& conn, int64_t account_id, plans::Tier plan, const Meta& meta) {
+void change_plan(const eventstore::EventStore& store, pqxx::connection& conn, int64_t account_id, plans::Tier plan,
+                 const Meta& meta) {
   execute_on_account(
-      conn, account_id, [&](const account::State& s) { return account::change_plan(s, plan); }, meta);
+      store, conn, account_id, [&](const account::State& s) { return account::change_plan(s, plan); }, meta);
 }
 
-CreatedKey create_key(pqxx::connection& conn, int64_t account_id, const std::string& name,
-                      apikey::Permission permission, std::optional<money::Micros> monthly_cap,
+CreatedKey create_key(const eventstore::EventStore& store, pqxx::connection& conn, int64_t account_id,
+                      const std::string& name, apikey::Permission permission, std::optional<money::Micros> monthly_cap,
                       std::optional<TimePoint> expires_at, const Meta& meta) {
   CreatedKey created{next_id(conn, kNextKeyId), apikey::generate()};
   account::NewKey key{created.key_id,
@@ -90,11 +93,11 @@ CreatedKey create_key(pqxx::connection& conn, int64_t account_id, const std::str
                       monthly_cap,
                       expires_at};
   execute_on_account(
-      conn, account_id, [&](const account::State& s) { return account::create_key(s, key, now()); }, meta);
+      store, conn, account_id, [&](const account::State& s) { return account::create_key(s, key, now()); }, meta);
   return created;
 }
 
-void revoke_key(pqxx::connection& conn, int64_t key_id, const Meta& meta) {
+void revoke_key(const eventstore::EventStore& store, pqxx::connection& conn, int64_t key_id, const Meta& meta) {
   int64_t account_id;
   {
     pqxx::nontransaction txn(conn);
@@ -103,7 +106,7 @@ void revoke_key(pqxx::connection& conn, int64_t key_id, const Meta& meta) {
     account_id = res[0][0].as<int64_t>();
   }
   execute_on_account(
-      conn, account_id, [&](const account::State& s) { return account::revoke_key(s, key_id); }, meta);
+      store, conn, account_id, [&](const account::State& s) { return account::revoke_key(s, key_id); }, meta);
 }
 
 }  // namespace scribe::commands

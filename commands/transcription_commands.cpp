@@ -94,7 +94,8 @@ Priced priced(int64_t id, double duration, const pricing::Quote& q, plans::Tier 
 
 }  // namespace
 
-Priced quote(pqxx::connection& conn, const Caller& caller, const transcription::Request& req) {
+Priced quote(const eventstore::EventStore& store, pqxx::connection& conn, const Caller& caller,
+             const transcription::Request& req) {
   transcription::check_request(req);
   if (!req.duration_seconds) throw Error("internal_error", "quote without a duration");
   account::State acc;
@@ -110,14 +111,15 @@ Priced quote(pqxx::connection& conn, const Caller& caller, const transcription::
   std::vector<eventstore::NewEvent> events = {
       transcription::quoted(id, caller.account_id, caller.key_id, req, q.billed_seconds, q.charge, expires)};
   stamp(events, caller.meta);
-  eventstore::EventStore::append_and_commit(conn,
-                                    {{transcription::stream_id(id), eventstore::ExpectedVersion::no_stream(), std::move(events)}});
+  store.append_and_commit(
+      conn, {{transcription::stream_id(id), eventstore::ExpectedVersion::no_stream(), std::move(events)}});
   Priced p = priced(id, *req.duration_seconds, q, acc.plan);
   p.expires_at = expires;
   return p;
 }
 
-Priced create(pqxx::connection& conn, const Caller& caller, const transcription::Request& req) {
+Priced create(const eventstore::EventStore& store, pqxx::connection& conn, const Caller& caller,
+              const transcription::Request& req) {
   transcription::check_request(req);
   if (!req.duration_seconds) throw Error("internal_error", "create without a duration");
   const int64_t id = next_transcription_id(conn);
@@ -130,18 +132,17 @@ Priced create(pqxx::connection& conn, const Caller& caller, const transcription:
                                                                transcription::hold_id(id, 1))};
         stamp(tr, caller.meta);
         stamp(a.account_events, caller.meta);
-        eventstore::EventStore::append(
-            txn, {{account::stream_id(caller.account_id), eventstore::ExpectedVersion::exact(a.account.version),
-                   std::move(a.account_events)},
-                  {transcription::stream_id(id), eventstore::ExpectedVersion::no_stream(), std::move(tr)}});
+        store.append(txn, {{account::stream_id(caller.account_id),
+                            eventstore::ExpectedVersion::exact(a.account.version), std::move(a.account_events)},
+                           {transcription::stream_id(id), eventstore::ExpectedVersion::no_stream(), std::move(tr)}});
         eventstore::EventStore::commit(txn);
         return priced(id, *req.duration_seconds, a.price, a.account.plan);
       },
       "the account is too busy; retry the request");
 }
 
-Priced retry(pqxx::connection& conn, const Caller& caller, int64_t transcription_id,
-             std::optional<money::Micros> max_charge) {
+Priced retry(const eventstore::EventStore& store, pqxx::connection& conn, const Caller& caller,
+             int64_t transcription_id, std::optional<money::Micros> max_charge) {
   return retry_on_conflict(
       [&] {
         pqxx::work txn(conn);
@@ -162,18 +163,18 @@ Priced retry(pqxx::connection& conn, const Caller& caller, int64_t transcription
                                                                 max_charge)};
         stamp(tev, caller.meta);
         stamp(a.account_events, caller.meta);
-        eventstore::EventStore::append(
-            txn, {{account::stream_id(caller.account_id), eventstore::ExpectedVersion::exact(a.account.version),
-                   std::move(a.account_events)},
-                  {transcription::stream_id(transcription_id), eventstore::ExpectedVersion::exact(tr.version),
-                   std::move(tev)}});
+        store.append(txn, {{account::stream_id(caller.account_id),
+                            eventstore::ExpectedVersion::exact(a.account.version), std::move(a.account_events)},
+                           {transcription::stream_id(transcription_id), eventstore::ExpectedVersion::exact(tr.version),
+                            std::move(tev)}});
         eventstore::EventStore::commit(txn);
         return priced(transcription_id, tr.duration_seconds, a.price, a.account.plan);
       },
       "the account is too busy; retry the request");
 }
 
-void remove(pqxx::connection& conn, const Caller& caller, int64_t transcription_id) {
+void remove(const eventstore::EventStore& store, pqxx::connection& conn, const Caller& caller,
+            int64_t transcription_id) {
   // Billing facts survive redaction so the wallet stays replayable; the
   // customer's content (links, names, titles, references, results) does not.
   static const char* kept[] = {"transcription_id", "account_id", "key_id", "attempt", "billed_seconds",
@@ -204,7 +205,7 @@ void remove(pqxx::connection& conn, const Caller& caller, int64_t transcription_
                                std::move(release)});
           }
         }
-        eventstore::EventStore::append(txn, appends);
+        store.append(txn, appends);
         eventstore::EventStore::redact_stream(txn, sid, [](const std::string&, const Json& data) {
           Json out = Json::object();
           for (const char* k : kept)
@@ -243,8 +244,8 @@ std::optional<std::pair<transcription::State, account::State>> current_attempt(p
 }
 
 // Appends the outcome of attempt `attempt` and settles its hold.
-bool finish_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt, eventstore::NewEvent outcome,
-                    std::optional<double> measured_duration, const Meta& meta) {
+bool finish_attempt(const eventstore::EventStore& store, pqxx::connection& conn, int64_t transcription_id, int attempt,
+                    eventstore::NewEvent outcome, std::optional<double> measured_duration, const Meta& meta) {
   outcome.metadata = meta.to_json();
   return retry_on_conflict(
       [&] {
@@ -272,8 +273,9 @@ bool finish_attempt(pqxx::connection& conn, int64_t transcription_id, int attemp
           recorded.data["billed_seconds"] = pricing::billed_seconds(*measured_duration);
         std::vector<eventstore::StreamAppend> appends = {{sid, eventstore::ExpectedVersion::exact(tr.version), {recorded}}};
         if (!settle.empty())
-          appends.push_back({account::stream_id(tr.account_id), eventstore::ExpectedVersion::exact(acc.version), settle});
-        eventstore::EventStore::append_and_commit(conn, std::move(appends));
+          appends.push_back(
+              {account::stream_id(tr.account_id), eventstore::ExpectedVersion::exact(acc.version), settle});
+        store.append_and_commit(conn, std::move(appends));
         return true;
       },
       "the transcription is busy; retry");
@@ -281,8 +283,8 @@ bool finish_attempt(pqxx::connection& conn, int64_t transcription_id, int attemp
 
 }  // namespace
 
-Measurement measure_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt, double measured_seconds,
-                            const Meta& meta) {
+Measurement measure_attempt(const eventstore::EventStore& store, pqxx::connection& conn, int64_t transcription_id,
+                            int attempt, double measured_seconds, const Meta& meta) {
   return retry_on_conflict(
       [&]() -> Measurement {
         const std::string sid = transcription::stream_id(transcription_id);
@@ -300,14 +302,14 @@ Measurement measure_attempt(pqxx::connection& conn, int64_t transcription_id, in
         if (!decision.account_events.empty())
           appends.push_back({account::stream_id(tr.account_id), eventstore::ExpectedVersion::exact(acc.version),
                              std::move(decision.account_events)});
-        eventstore::EventStore::append_and_commit(conn, std::move(appends));
+        store.append_and_commit(conn, std::move(appends));
         return decision.outcome == measurement::Outcome::Refused ? Measurement::Refused : Measurement::Go;
       },
       "the transcription is busy; retry");
 }
 
-bool complete_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt, const Completion& done,
-                      const Meta& meta) {
+bool complete_attempt(const eventstore::EventStore& store, pqxx::connection& conn, int64_t transcription_id,
+                      int attempt, const Completion& done, const Meta& meta) {
   // The container's title, or the file name or link title it fell back to.
   const auto title = transcription::clean_title(done.title);
   Json d = {{"transcription_id", transcription_id},
@@ -316,20 +318,20 @@ bool complete_attempt(pqxx::connection& conn, int64_t transcription_id, int atte
             {"detected_language", done.detected_language ? Json(*done.detected_language) : Json(nullptr)},
             {"title", title ? Json(*title) : Json(nullptr)},
             {"artifacts", done.artifacts}};
-  return finish_attempt(conn, transcription_id, attempt, {events::kTranscriptionCompleted, d}, done.duration_seconds,
-                        meta);
+  return finish_attempt(store, conn, transcription_id, attempt, {events::kTranscriptionCompleted, d},
+                        done.duration_seconds, meta);
 }
 
-bool fail_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt, const std::string& code,
-                  const std::string& message, const Meta& meta) {
+bool fail_attempt(const eventstore::EventStore& store, pqxx::connection& conn, int64_t transcription_id, int attempt,
+                  const std::string& code, const std::string& message, const Meta& meta) {
   Json d = {{"transcription_id", transcription_id},
             {"attempt", attempt},
             {"error", {{"code", code}, {"message", message}}}};
-  return finish_attempt(conn, transcription_id, attempt, {events::kTranscriptionFailed, d}, std::nullopt, meta);
+  return finish_attempt(store, conn, transcription_id, attempt, {events::kTranscriptionFailed, d}, std::nullopt, meta);
 }
 
-bool record_stage(pqxx::connection& conn, int64_t transcription_id, int attempt, const std::string& stage,
-                  const Meta& meta) {
+bool record_stage(const eventstore::EventStore& store, pqxx::connection& conn, int64_t transcription_id, int attempt,
+                  const std::string& stage, const Meta& meta) {
   return retry_on_conflict(
       [&]() -> bool {
         const std::string sid = transcription::stream_id(transcription_id);
@@ -342,7 +344,7 @@ bool record_stage(pqxx::connection& conn, int64_t transcription_id, int attempt,
         if (!event) return false;
         if (tr.stage == stage) return true;
         event->metadata = meta.to_json();
-        eventstore::EventStore::append_and_commit(conn, {{sid, eventstore::ExpectedVersion::exact(tr.version), {*event}}});
+        store.append_and_commit(conn, {{sid, eventstore::ExpectedVersion::exact(tr.version), {*event}}});
         return true;
       },
       "the transcription is busy; retry");

@@ -30,13 +30,16 @@ struct Priced {
 };
 
 // The request must already carry a duration (given, or probed by the caller).
-Priced quote(pqxx::connection& conn, const Caller& caller, const transcription::Request& req);
-Priced create(pqxx::connection& conn, const Caller& caller, const transcription::Request& req);
-Priced retry(pqxx::connection& conn, const Caller& caller, int64_t transcription_id,
-             std::optional<money::Micros> max_charge);
+Priced quote(const eventstore::EventStore& store, pqxx::connection& conn, const Caller& caller,
+             const transcription::Request& req);
+Priced create(const eventstore::EventStore& store, pqxx::connection& conn, const Caller& caller,
+              const transcription::Request& req);
+Priced retry(const eventstore::EventStore& store, pqxx::connection& conn, const Caller& caller,
+             int64_t transcription_id, std::optional<money::Micros> max_charge);
 // Deletes the transcription: read rows go, stored content is redacted from
 // its events, and a hold still open is released (the work was not delivered).
-void remove(pqxx::connection& conn, const Caller& caller, int64_t transcription_id);
+void remove(const eventstore::EventStore& store, pqxx::connection& conn, const Caller& caller,
+            int64_t transcription_id);
 
 // Worker side: the end of one attempt. Each settles that attempt's hold and
 // records the outcome in one transaction, and is a no-op (false) when the
@@ -51,10 +54,10 @@ struct Completion {
   std::optional<std::string> title;
   Json artifacts = Json::object();
 };
-bool complete_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt, const Completion& done,
-                      const Meta& meta);
-bool fail_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt, const std::string& code,
-                  const std::string& message, const Meta& meta);
+bool complete_attempt(const eventstore::EventStore& store, pqxx::connection& conn, int64_t transcription_id,
+                      int attempt, const Completion& done, const Meta& meta);
+bool fail_attempt(const eventstore::EventStore& store, pqxx::connection& conn, int64_t transcription_id, int attempt,
+                  const std::string& code, const std::string& message, const Meta& meta);
 
 // Worker side: the recording of attempt `attempt` was decoded and is
 // `measured_seconds` long; its hold is made to cover that length
@@ -63,13 +66,13 @@ bool fail_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt,
 // attempt is no longer current; stop, record nothing. Safe to call again for
 // the same attempt (a restarted worker): it is then Go with nothing appended.
 enum class Measurement { Go, Refused, Gone };
-Measurement measure_attempt(pqxx::connection& conn, int64_t transcription_id, int attempt, double measured_seconds,
-                            const Meta& meta);
+Measurement measure_attempt(const eventstore::EventStore& store, pqxx::connection& conn, int64_t transcription_id,
+                            int attempt, double measured_seconds, const Meta& meta);
 
 // Worker side: records the stage the current attempt entered. False (and
 // nothing appended) when the attempt is no longer current.
-bool record_stage(pqxx::connection& conn, int64_t transcription_id, int attempt, const std::string& stage,
-                  const Meta& meta);
+bool record_stage(const eventstore::EventStore& store, pqxx::connection& conn, int64_t transcription_id, int attempt,
+                  const std::string& stage, const Meta& meta);
 
 // The per-request callback secret: deterministic per transcription, so an
 // idempotent replay returns the same value; never stored in an event.

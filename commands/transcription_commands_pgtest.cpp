@@ -18,8 +18,8 @@ class TranscriptionCommands : public testing::PgTest {
   static int64_t account(money::Micros balance) {
     auto conn = connect();
     Meta meta{"test", ""};
-    int64_t id = open_account(*conn, unique("tc") + "@example.com", plans::Tier::Free, meta);
-    if (balance > 0) deposit(*conn, id, balance, "test", meta);
+    int64_t id = open_account(store(), *conn, unique("tc") + "@example.com", plans::Tier::Free, meta);
+    if (balance > 0) deposit(store(), *conn, id, balance, "test", meta);
     return id;
   }
   static transcription::Request request(double seconds) {
@@ -58,7 +58,7 @@ TEST_F(TranscriptionCommands, FiftyConcurrentCreatesAgainstAWalletForTenOnlyTenS
     threads.emplace_back([&] {
       auto conn = connect();
       try {
-        create(*conn, Caller{acc, std::nullopt, std::nullopt, {"test", ""}}, request(60));
+        create(store(), *conn, Caller{acc, std::nullopt, std::nullopt, {"test", ""}}, request(60));
         ++ok;
       } catch (const Error& e) {
         (e.code() == "insufficient_funds" ? refused : other)++;
@@ -83,21 +83,21 @@ TEST_F(TranscriptionCommands, CompletionChargesMeasuredDurationAtMostTheHold) {
   const int64_t acc = account(1'000'000);
   auto conn = connect();
   Caller caller{acc, std::nullopt, std::nullopt, {"test", ""}};
-  auto p = create(*conn, caller, request(600));
+  auto p = create(store(), *conn, caller, request(600));
   Completion done;
   done.duration_seconds = 300;
-  EXPECT_TRUE(complete_attempt(*conn, p.transcription_id, 1, done, {"worker", ""}));
-  EXPECT_FALSE(complete_attempt(*conn, p.transcription_id, 1, done, {"worker", ""}));  // never twice
-  EXPECT_FALSE(fail_attempt(*conn, p.transcription_id, 1, "x", "y", {"worker", ""}));
+  EXPECT_TRUE(complete_attempt(store(), *conn, p.transcription_id, 1, done, {"worker", ""}));
+  EXPECT_FALSE(complete_attempt(store(), *conn, p.transcription_id, 1, done, {"worker", ""}));  // never twice
+  EXPECT_FALSE(fail_attempt(store(), *conn, p.transcription_id, 1, "x", "y", {"worker", ""}));
   pqxx::read_transaction txn(*conn);
   auto state = load_account(txn, acc);
   EXPECT_EQ(state.balance, 1'000'000 - pricing::quote(300, plans::Tier::Free).charge);
   EXPECT_TRUE(state.open_holds.empty());
   txn.commit();
   // A longer measured duration is still capped at the hold.
-  auto q = create(*conn, caller, request(60));
+  auto q = create(store(), *conn, caller, request(60));
   done.duration_seconds = 6000;
-  EXPECT_TRUE(complete_attempt(*conn, q.transcription_id, 1, done, {"worker", ""}));
+  EXPECT_TRUE(complete_attempt(store(), *conn, q.transcription_id, 1, done, {"worker", ""}));
   pqxx::read_transaction txn2(*conn);
   EXPECT_EQ(load_account(txn2, acc).balance, 1'000'000 - pricing::quote(300, plans::Tier::Free).charge -
                                                  pricing::quote(60, plans::Tier::Free).charge);
@@ -109,21 +109,22 @@ TEST_F(TranscriptionCommands, RetryIsANewPaidAttemptOnlyAfterFailure) {
   const int64_t acc = account(1'000'000);
   auto conn = connect();
   Caller caller{acc, std::nullopt, std::nullopt, {"test", ""}};
-  auto p = create(*conn, caller, request(600));
+  auto p = create(store(), *conn, caller, request(600));
   const money::Micros charge = pricing::quote(600, plans::Tier::Free).charge;
-  EXPECT_EQ(code_of([&] { retry(*conn, caller, p.transcription_id, std::nullopt); }), "invalid_request");
-  EXPECT_TRUE(fail_attempt(*conn, p.transcription_id, 1, "media_undecodable", "bad file", {"worker", ""}));
-  EXPECT_EQ(code_of([&] { retry(*conn, caller, p.transcription_id, money::Micros{1}); }), "max_charge_exceeded");
-  auto r = retry(*conn, caller, p.transcription_id, std::nullopt);
+  EXPECT_EQ(code_of([&] { retry(store(), *conn, caller, p.transcription_id, std::nullopt); }), "invalid_request");
+  EXPECT_TRUE(fail_attempt(store(), *conn, p.transcription_id, 1, "media_undecodable", "bad file", {"worker", ""}));
+  EXPECT_EQ(code_of([&] { retry(store(), *conn, caller, p.transcription_id, money::Micros{1}); }),
+            "max_charge_exceeded");
+  auto r = retry(store(), *conn, caller, p.transcription_id, std::nullopt);
   EXPECT_EQ(r.charge, charge);
   pqxx::read_transaction txn(*conn);
   auto state = load_account(txn, acc);
   EXPECT_EQ(state.balance, 1'000'000 - charge);  // the failed attempt's hold was charged, not refunded
   EXPECT_EQ(state.open_holds.count(transcription::hold_id(p.transcription_id, 2)), 1u);
   txn.commit();
-  EXPECT_FALSE(complete_attempt(*conn, p.transcription_id, 1, Completion{}, {"worker", ""}));  // stale attempt
-  EXPECT_EQ(code_of([&] { retry(*conn, Caller{acc + 1000000, {}, {}, {}}, p.transcription_id, std::nullopt); }),
-            "not_found");
+  EXPECT_FALSE(complete_attempt(store(), *conn, p.transcription_id, 1, Completion{}, {"worker", ""}));  // stale attempt
+  const Caller stranger{acc + 1000000, {}, {}, {}};
+  EXPECT_EQ(code_of([&] { retry(store(), *conn, stranger, p.transcription_id, std::nullopt); }), "not_found");
   EXPECT_EQ(audit(acc), 0);
 }
 
@@ -134,9 +135,9 @@ TEST_F(TranscriptionCommands, DeleteReleasesTheHoldAndLeavesNoContentInTheEvents
   auto req = request(120);
   req.client_reference = "secret-reference";
   req.callback_url = "https://hooks.example.com/very-private";
-  auto p = create(*conn, caller, req);
-  remove(*conn, caller, p.transcription_id);
-  EXPECT_EQ(code_of([&] { remove(*conn, caller, p.transcription_id); }), "not_found");
+  auto p = create(store(), *conn, caller, req);
+  remove(store(), *conn, caller, p.transcription_id);
+  EXPECT_EQ(code_of([&] { remove(store(), *conn, caller, p.transcription_id); }), "not_found");
   const std::string id = std::to_string(p.transcription_id);
   EXPECT_EQ(scalar(*conn, "select count(*) from transcriptions where id = " + id), 0);
   EXPECT_EQ(scalar(*conn, "select count(*) from jobs where transcription_id = " + id), 0);
@@ -157,15 +158,17 @@ TEST_F(TranscriptionCommands, KeyCapAndPlanLengthAndFairUse) {
   auto conn = connect();
   const int64_t acc = account(100'000'000);
   Meta meta{"test", ""};
-  auto key = create_key(*conn, acc, "capped", apikey::Permission::Full, money::Micros{200'000}, std::nullopt, meta);
+  auto key =
+      create_key(store(), *conn, acc, "capped", apikey::Permission::Full, money::Micros{200'000}, std::nullopt, meta);
   Caller caller{acc, key.key_id, money::Micros{200'000}, meta};
-  create(*conn, caller, request(600));  // 0.1667 USD
-  EXPECT_EQ(code_of([&] { create(*conn, caller, request(600)); }), "spend_cap_exceeded");
-  EXPECT_EQ(code_of([&] { create(*conn, caller, request(91 * 60)); }), "invalid_request");  // pay-as-you-go: 90 min
+  create(store(), *conn, caller, request(600));  // 0.1667 USD
+  EXPECT_EQ(code_of([&] { create(store(), *conn, caller, request(600)); }), "spend_cap_exceeded");
+  // Pay-as-you-go: 90 min.
+  EXPECT_EQ(code_of([&] { create(store(), *conn, caller, request(91 * 60)); }), "invalid_request");
   Caller plain{acc, std::nullopt, std::nullopt, meta};
   // Fair use: 60 minutes per rolling 6 h on pay-as-you-go; 10 are used.
-  create(*conn, plain, request(50 * 60));
-  EXPECT_EQ(code_of([&] { create(*conn, plain, request(60)); }), "rate_limited");
+  create(store(), *conn, plain, request(50 * 60));
+  EXPECT_EQ(code_of([&] { create(store(), *conn, plain, request(60)); }), "rate_limited");
   EXPECT_EQ(audit(acc), 0);
 }
 

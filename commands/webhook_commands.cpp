@@ -18,7 +18,7 @@ const db::Statement kNextWebhookId{"commands.next_webhook_id", "select nextval('
 // bursts); a writer that appends without it still makes the append fail, and
 // the decision is then made again on the new state.
 std::vector<eventstore::RecordedEvent> execute_on_webhook(
-    pqxx::connection& conn, int64_t key_id,
+    const eventstore::EventStore& store, pqxx::connection& conn, int64_t key_id,
     const std::function<std::optional<eventstore::NewEvent>(const webhook::State&)>& decide, const Meta& meta) {
   const std::string sid = webhook::stream_id(key_id);
   return retry_on_conflict(
@@ -29,7 +29,7 @@ std::vector<eventstore::RecordedEvent> execute_on_webhook(
         auto event = decide(state);
         if (!event) return {};
         event->metadata = meta.to_json();
-        auto recorded = eventstore::EventStore::append(txn, sid, eventstore::ExpectedVersion::exact(state.version), {*event});
+        auto recorded = store.append(txn, sid, eventstore::ExpectedVersion::exact(state.version), {*event});
         eventstore::EventStore::commit(txn);
         return recorded;
       },
@@ -38,8 +38,9 @@ std::vector<eventstore::RecordedEvent> execute_on_webhook(
 
 }  // namespace
 
-RegisteredWebhook register_webhook(pqxx::connection& conn, int64_t account_id, int64_t key_id, const std::string& url,
-                                   const std::vector<std::string>& events, const Meta& meta) {
+RegisteredWebhook register_webhook(const eventstore::EventStore& store, pqxx::connection& conn, int64_t account_id,
+                                   int64_t key_id, const std::string& url, const std::vector<std::string>& events,
+                                   const Meta& meta) {
   int64_t id;
   {
     // Drawn outside the appending transaction (see account_commands.cpp).
@@ -47,20 +48,23 @@ RegisteredWebhook register_webhook(pqxx::connection& conn, int64_t account_id, i
     id = txn.exec_prepared1(kNextWebhookId.name)[0].as<int64_t>();
   }
   execute_on_webhook(
-      conn, key_id,
+      store, conn, key_id,
       [&](const webhook::State& s) { return webhook::registered(s, account_id, key_id, id, url, events); }, meta);
   return {id, webhook_signing_secret(conn, id)};
 }
 
-bool revoke_webhook(pqxx::connection& conn, int64_t account_id, int64_t key_id, const Meta& meta) {
+bool revoke_webhook(const eventstore::EventStore& store, pqxx::connection& conn, int64_t account_id, int64_t key_id,
+                    const Meta& meta) {
   return !execute_on_webhook(
-              conn, key_id, [&](const webhook::State& s) { return webhook::revoked(s, account_id, key_id); }, meta)
+              store, conn, key_id, [&](const webhook::State& s) { return webhook::revoked(s, account_id, key_id); },
+              meta)
               .empty();
 }
 
-int64_t request_webhook_test(pqxx::connection& conn, int64_t account_id, int64_t key_id, const Meta& meta) {
+int64_t request_webhook_test(const eventstore::EventStore& store, pqxx::connection& conn, int64_t account_id,
+                             int64_t key_id, const Meta& meta) {
   auto recorded = execute_on_webhook(
-      conn, key_id,
+      store, conn, key_id,
       [&](const webhook::State& s) { return std::optional(webhook::test_requested(s, account_id, key_id)); }, meta);
   return webhook::delivery_id(recorded.front().global.position, false);
 }

@@ -143,11 +143,6 @@ Notifier& notifier_for(const std::string& url) {
   return *n;
 }
 
-InlineHook& inline_hook() {
-  static InlineHook hook;
-  return hook;
-}
-
 RecordedEvent row_to_event(const pqxx::row& r) {
   RecordedEvent e;
   e.global.position = r[0].as<int64_t>();
@@ -172,9 +167,19 @@ std::vector<RecordedEvent> rows_to_events(const pqxx::result& res) {
 
 std::atomic<uint64_t> EventStore::appended_total_{0};
 
-void EventStore::set_inline_hook(InlineHook hook) { inline_hook() = std::move(hook); }
+EventStore::EventStore(std::shared_ptr<const InlineProjector> projector)
+    : projector_(std::move(projector)), queues_(new_group_commit_queues()) {
+  if (!projector_)
+    throw std::invalid_argument(
+        "EventStore: no inline projector; build the store with projections::inline_projections(), or with "
+        "EventStore::without_inline_projections() to append events no read model sees");
+}
 
-std::vector<RecordedEvent> EventStore::append(pqxx::work& txn, const std::vector<StreamAppend>& appends) {
+EventStore::EventStore(Unprojected) : queues_(new_group_commit_queues()) {}
+
+EventStore EventStore::without_inline_projections() { return EventStore(Unprojected{}); }
+
+std::vector<RecordedEvent> EventStore::append(pqxx::work& txn, const std::vector<StreamAppend>& appends) const {
   if (appends.size() == 1) return append_one(txn, appends.front());
   Json payload = Json::array();
   for (const auto& a : appends) {
@@ -204,7 +209,7 @@ std::vector<RecordedEvent> EventStore::append(pqxx::work& txn, const std::vector
 }
 
 std::vector<RecordedEvent> EventStore::append(pqxx::work& txn, const std::string& stream_id,
-                                              ExpectedVersion expected, std::vector<NewEvent> events) {
+                                              ExpectedVersion expected, std::vector<NewEvent> events) const {
   return append_one(txn, StreamAppend{stream_id, expected, std::move(events)});
 }
 
@@ -226,7 +231,7 @@ std::string EventStore::events_json(const std::vector<NewEvent>& events) {
   return out + "]";
 }
 
-std::vector<RecordedEvent> EventStore::append_one(pqxx::work& txn, const StreamAppend& a) {
+std::vector<RecordedEvent> EventStore::append_one(pqxx::work& txn, const StreamAppend& a) const {
   pqxx::result res;
   try {
     res = txn.exec_prepared(kAppendStream.name, a.stream_id, a.expected.value, events_json(a.events));
@@ -256,8 +261,8 @@ RecordedEvent EventStore::appended_event(const pqxx::row& r, int first, std::str
   return ev;
 }
 
-std::vector<RecordedEvent> EventStore::finish_append(pqxx::work& txn, std::vector<RecordedEvent> recorded) {
-  if (inline_hook()) inline_hook()(txn, recorded);
+std::vector<RecordedEvent> EventStore::finish_append(pqxx::work& txn, std::vector<RecordedEvent> recorded) const {
+  if (projector_) projector_->project(txn, recorded);
   appended_total_ += recorded.size();
   return recorded;
 }

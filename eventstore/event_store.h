@@ -1,12 +1,14 @@
 #pragma once
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <pqxx/pqxx>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "eventstore/event.h"
+#include "eventstore/inline_projector.h"
 
 namespace scribe::eventstore {
 
@@ -22,10 +24,6 @@ struct StreamAppend {
   std::vector<NewEvent> events;
 };
 
-// Called inside the appending transaction with the events just written; this is
-// how inline projections give read-your-writes.
-using InlineHook = std::function<void(pqxx::work&, const std::vector<RecordedEvent>&)>;
-
 // What group commit has done in this process (eventstore/group_commit.cpp).
 struct GroupCommitStats {
   uint64_t batches = 0;    // transactions a leader ran, committed or not
@@ -35,14 +33,35 @@ struct GroupCommitStats {
   uint64_t queued = 0;     // appends waiting for a leader now
 };
 
+class GroupCommitQueues;
+
+// The event log. An instance appends: it carries the inline projections its
+// appends run and its group-commit queues. Reading, committing and locking
+// involve no projection and stay static.
+//
+// A store is built with the projector of the read models it keeps current
+// (app/ passes projections::inline_projections()), or, as a named choice,
+// without_inline_projections(). It has no default constructor and refuses a
+// null projector, so a store that appends unprojected is always one somebody
+// asked for. Copies share the projector and the group-commit queues: pass it
+// by reference or copy it, as is convenient.
 class EventStore {
  public:
+  // Appends run `projector` in their transaction. Throws std::invalid_argument
+  // when it is null.
+  explicit EventStore(std::shared_ptr<const InlineProjector> projector);
+  // A store whose appends write events only and update no read model: for
+  // tests and benchmarks of the log itself, and tools whose events no inline
+  // projection must see.
+  static EventStore without_inline_projections();
+  bool projects_inline() const { return projector_ != nullptr; }
+
   // Appends to one or more streams atomically inside `txn`, which must not
   // have written anything yet (see migrations/001_eventstore.sql). Runs the
-  // inline hook in the same transaction. The caller commits.
-  static std::vector<RecordedEvent> append(pqxx::work& txn, const std::vector<StreamAppend>& appends);
-  static std::vector<RecordedEvent> append(pqxx::work& txn, const std::string& stream_id,
-                                           ExpectedVersion expected, std::vector<NewEvent> events);
+  // store's inline projector in the same transaction. The caller commits.
+  std::vector<RecordedEvent> append(pqxx::work& txn, const std::vector<StreamAppend>& appends) const;
+  std::vector<RecordedEvent> append(pqxx::work& txn, const std::string& stream_id, ExpectedVersion expected,
+                                    std::vector<NewEvent> events) const;
 
   // Appends one command's streams atomically in a transaction of its own and
   // commits it. Concurrent callers share transactions (group commit, see
@@ -52,10 +71,12 @@ class EventStore {
   // never fails this one. `conn` must have no open transaction, and the
   // calling thread must hold no other transaction while it waits (a leader
   // could need a lock that transaction holds). Throws ConcurrencyError when a
-  // stream is not at its expected version; the inline hook runs in the shared
-  // transaction, as it does for append(). A unit of many events commits alone
-  // at once (group_commit.cpp, kAloneFromEvents).
-  static std::vector<RecordedEvent> append_and_commit(pqxx::connection& conn, std::vector<StreamAppend> unit);
+  // stream is not at its expected version; the inline projector runs in the
+  // shared transaction, as it does for append(). Only appends through this
+  // store (or its copies) share a transaction, so a batch never mixes
+  // projectors. A unit of many events commits alone at once (group_commit.cpp,
+  // kAloneFromEvents).
+  std::vector<RecordedEvent> append_and_commit(pqxx::connection& conn, std::vector<StreamAppend> unit) const;
   static GroupCommitStats group_commit_stats();
   // How many batches may be in flight at once per database (at least 1,
   // default kGroupCommitLeaders). More leaders keep more commits in one WAL
@@ -95,26 +116,32 @@ class EventStore {
   // The last readable event's position (where a live-only subscriber starts).
   static GlobalPosition head(pqxx::transaction_base& txn);
 
-  static void set_inline_hook(InlineHook hook);
   static uint64_t appended_total() { return appended_total_.load(); }
 
  private:
-  static std::vector<RecordedEvent> append_one(pqxx::work& txn, const StreamAppend& a);
+  struct Unprojected {};  // the tag of without_inline_projections()
+  explicit EventStore(Unprojected);
+  std::vector<RecordedEvent> append_one(pqxx::work& txn, const StreamAppend& a) const;
   // The JSON array [{"type", "data", "metadata"}, ...] the append functions take.
   static std::string events_json(const std::vector<NewEvent>& events);
   // Writes units with scribe_append_batch inside `txn` and runs the inline
-  // hook on what was written. Sets conflicted[u] for a unit whose expected
+  // projector on what was written. Sets conflicted[u] for a unit whose expected
   // versions did not hold (it wrote nothing); returns each unit's events.
-  static std::vector<std::vector<RecordedEvent>> append_units(pqxx::work& txn,
-                                                             const std::vector<const std::vector<StreamAppend>*>& units,
-                                                             std::vector<bool>& conflicted);
+  std::vector<std::vector<RecordedEvent>> append_units(pqxx::work& txn,
+                                                      const std::vector<const std::vector<StreamAppend>*>& units,
+                                                      std::vector<bool>& conflicted) const;
   friend class GroupCommitter;
+  // Defined in group_commit.cpp, where GroupCommitQueues is complete.
+  static std::shared_ptr<GroupCommitQueues> new_group_commit_queues();
   // The event appended from `e`, from the row an append function returned:
   // version, position, tx and recorded_at in columns first..first+3.
   static RecordedEvent appended_event(const pqxx::row& r, int first, std::string stream_id, const NewEvent& e);
-  // Runs the inline hook on what was appended and counts it.
-  static std::vector<RecordedEvent> finish_append(pqxx::work& txn, std::vector<RecordedEvent> recorded);
+  // Runs the inline projector on what was appended and counts it.
+  std::vector<RecordedEvent> finish_append(pqxx::work& txn, std::vector<RecordedEvent> recorded) const;
   static std::atomic<uint64_t> appended_total_;
+
+  std::shared_ptr<const InlineProjector> projector_;  // null only by without_inline_projections()
+  std::shared_ptr<GroupCommitQueues> queues_;
 };
 
 }  // namespace scribe::eventstore

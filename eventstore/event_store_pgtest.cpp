@@ -15,13 +15,20 @@ namespace {
 
 class EventStoreTest : public testing::PgTest {};
 
+// The log alone: these tests append event types no projection knows, through
+// a store that runs none.
+const EventStore& unprojected() {
+  static const EventStore store = EventStore::without_inline_projections();
+  return store;
+}
+
 NewEvent ev(const std::string& type, int n) { return NewEvent{type, Json{{"n", n}}, Json{{"principal", "test"}}}; }
 
 // Appends in a transaction of its own and commits.
 std::vector<RecordedEvent> append_committed(pqxx::connection& conn, const std::string& stream, ExpectedVersion expected,
                                             std::vector<NewEvent> events) {
   pqxx::work txn(conn);
-  auto out = EventStore::append(txn, stream, expected, std::move(events));
+  auto out = unprojected().append(txn, stream, expected, std::move(events));
   txn.commit();
   return out;
 }
@@ -139,7 +146,7 @@ TEST_F(EventStoreTest, AppendToSeveralStreamsIsAtomic) {
     pqxx::work txn(*conn);
     std::vector<StreamAppend> appends = {{fresh, ExpectedVersion::no_stream(), {ev("B", 1), ev("B", 2)}},
                                          {existing, ExpectedVersion::exact(7), {ev("A", 2)}}};
-    EXPECT_THROW(EventStore::append(txn, appends), ConcurrencyError);
+    EXPECT_THROW(unprojected().append(txn, appends), ConcurrencyError);
   }
   EXPECT_TRUE(read_stream(*conn, fresh).empty());
   EXPECT_EQ(read_stream(*conn, existing).size(), 1u);
@@ -149,7 +156,7 @@ TEST_F(EventStoreTest, AppendToSeveralStreamsIsAtomic) {
     pqxx::work txn(*conn);
     std::vector<StreamAppend> appends = {{existing, ExpectedVersion::no_stream(), {ev("A", 2)}},
                                          {fresh, ExpectedVersion::no_stream(), {ev("B", 1)}}};
-    EXPECT_THROW(EventStore::append(txn, appends), ConcurrencyError);
+    EXPECT_THROW(unprojected().append(txn, appends), ConcurrencyError);
   }
   EXPECT_TRUE(read_stream(*conn, fresh).empty());
   EXPECT_EQ(read_stream(*conn, existing).size(), 1u);
@@ -158,7 +165,7 @@ TEST_F(EventStoreTest, AppendToSeveralStreamsIsAtomic) {
   pqxx::work txn(*conn);
   std::vector<StreamAppend> appends = {{fresh, ExpectedVersion::no_stream(), {ev("B", 1), ev("B", 2)}},
                                        {existing, ExpectedVersion::exact(1), {ev("A", 2)}}};
-  auto out = EventStore::append(txn, appends);
+  auto out = unprojected().append(txn, appends);
   txn.commit();
   ASSERT_EQ(out.size(), 3u);
   EXPECT_EQ(out[0].stream_id, fresh);
@@ -180,19 +187,19 @@ TEST_F(EventStoreTest, AppendMustBeTheFirstWriteOfItsTransaction) {
   {
     pqxx::work txn(*conn);
     txn.exec("select pg_current_xact_id()");
-    EXPECT_EQ(sqlstate_of([&] { EventStore::append(txn, s, ExpectedVersion::any(), {ev("A", 1)}); }), "SC002");
+    EXPECT_EQ(sqlstate_of([&] { unprojected().append(txn, s, ExpectedVersion::any(), {ev("A", 1)}); }), "SC002");
   }
   {
     pqxx::work txn(*conn);
     txn.exec("select pg_current_xact_id()");
-    EXPECT_THROW(EventStore::append(txn, s, ExpectedVersion::any(), {ev("A", 1)}), pqxx::sql_error);
+    EXPECT_THROW(unprojected().append(txn, s, ExpectedVersion::any(), {ev("A", 1)}), pqxx::sql_error);
   }
   // A second append in the same transaction is refused too (it is not a ConcurrencyError).
   {
     pqxx::work txn(*conn);
-    EventStore::append(txn, s, ExpectedVersion::no_stream(), {ev("A", 1)});
+    unprojected().append(txn, s, ExpectedVersion::no_stream(), {ev("A", 1)});
     try {
-      EventStore::append(txn, s + "-other", ExpectedVersion::no_stream(), {ev("A", 2)});
+      unprojected().append(txn, s + "-other", ExpectedVersion::no_stream(), {ev("A", 2)});
       ADD_FAILURE() << "second append in one transaction was accepted";
     } catch (const ConcurrencyError& err) {
       ADD_FAILURE() << "expected SC002, got a ConcurrencyError: " << err.what();
@@ -227,7 +234,7 @@ TEST_F(EventStoreTest, ConcurrentAppendsAtTheSameVersionOneWins) {
       start.arrive_and_wait();
       try {
         pqxx::work txn(conn);
-        EventStore::append(txn, s, expected, {ev("Raced", who)});
+        unprojected().append(txn, s, expected, {ev("Raced", who)});
         txn.commit();
         outcome[who] = kWon;
       } catch (const ConcurrencyError&) {
@@ -281,7 +288,7 @@ TEST_F(EventStoreTest, ReadAllNeverPassesAnUncommittedAppend) {
 
   // Transaction A draws its position first and stays open.
   pqxx::work txn_a(*c_a);
-  auto a = EventStore::append(txn_a, sa, ExpectedVersion::no_stream(), {ev("A", 0)});
+  auto a = unprojected().append(txn_a, sa, ExpectedVersion::no_stream(), {ev("A", 0)});
   ASSERT_EQ(a.size(), 1u);
 
   // Later appends on another connection commit while A is still open.

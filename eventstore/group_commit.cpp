@@ -19,6 +19,10 @@
 // batch may have committed, so every caller gets that error, as a caller
 // committing alone would.
 //
+// The queues belong to an EventStore instance (and its copies), so a batch
+// only carries appends that run the same inline projector: its leader runs
+// that projector once on every unit's events.
+//
 // The global-order argument of event_store.cpp holds unchanged: the batch
 // takes every stream's advisory lock, sorted, before its transaction has an
 // id, and all of its events carry that one id.
@@ -74,24 +78,18 @@ void append_quoted(std::string& out, const std::string& s) {
 
 }  // namespace
 
-// The queue of one database's appends and the leaders writing it.
+// The queue of one database's appends through one store and the leaders
+// writing it. `store` is the caller's: every caller of one committer appends
+// through the same store or a copy of it (GroupCommitQueues), so any of them
+// may lead for all.
 class GroupCommitter {
  public:
-  static GroupCommitter& for_database(const std::string& url) {
-    static std::mutex mu;
-    static std::map<std::string, std::unique_ptr<GroupCommitter>> committers;
-    std::lock_guard lock(mu);
-    auto& c = committers[url];
-    if (!c) c = std::make_unique<GroupCommitter>();
-    return *c;
-  }
-
   static GroupCommitStats stats() {
     std::lock_guard lock(stats_mu_);
     return stats_;
   }
 
-  std::vector<RecordedEvent> append(pqxx::connection& conn, std::vector<StreamAppend> unit) {
+  std::vector<RecordedEvent> append(const EventStore& store, pqxx::connection& conn, std::vector<StreamAppend> unit) {
     Request req;
     req.unit = std::move(unit);
     std::unique_lock lock(mu_);
@@ -100,7 +98,7 @@ class GroupCommitter {
     for (;;) {
       if (req.done) break;
       if (req.queued && leaders_ < leaders_allowed.load()) {
-        lead(conn, lock);
+        lead(store, conn, lock);
         continue;
       }
       req.cv.wait(lock);
@@ -121,7 +119,7 @@ class GroupCommitter {
 
   // Takes the front of the queue, writes it with `conn` outside the lock,
   // then wakes its callers and the owner of the next queued request.
-  void lead(pqxx::connection& conn, std::unique_lock<std::mutex>& lock) {
+  void lead(const EventStore& store, pqxx::connection& conn, std::unique_lock<std::mutex>& lock) {
     std::vector<Request*> batch;
     while (!queue_.empty() && batch.size() < kMaxUnits) {
       batch.push_back(queue_.front());
@@ -131,7 +129,7 @@ class GroupCommitter {
     queued(-static_cast<int64_t>(batch.size()));
     ++leaders_;
     lock.unlock();
-    write(conn, batch);
+    write(store, conn, batch);
     lock.lock();
     --leaders_;
     for (Request* r : batch) {
@@ -142,7 +140,7 @@ class GroupCommitter {
   }
 
   // Fills every request's result or error; never throws.
-  static void write(pqxx::connection& conn, const std::vector<Request*>& batch) {
+  static void write(const EventStore& store, pqxx::connection& conn, const std::vector<Request*>& batch) {
     std::vector<const std::vector<StreamAppend>*> units;
     for (Request* r : batch) units.push_back(&r->unit);
     std::vector<bool> conflicted;
@@ -154,10 +152,10 @@ class GroupCommitter {
         // A lone unit (no one else was waiting) takes the leaner append
         // functions: for one stream, scribe_append_stream costs less than the
         // batch function's set-up. Its conflict throws and fails only it.
-        recorded.push_back(EventStore::append(txn, batch.front()->unit));
+        recorded.push_back(store.append(txn, batch.front()->unit));
         conflicted.assign(1, false);
       } else {
-        recorded = EventStore::append_units(txn, units, conflicted);
+        recorded = store.append_units(txn, units, conflicted);
       }
       committing = true;
       EventStore::commit(txn);
@@ -177,7 +175,7 @@ class GroupCommitter {
       }
     }
     // The batch failed before its commit and wrote nothing: each unit alone.
-    for (Request* r : batch) write(conn, {r});
+    for (Request* r : batch) write(store, conn, {r});
     count(0, batch.size());
   }
 
@@ -209,7 +207,28 @@ class GroupCommitter {
   static inline GroupCommitStats stats_;
 };
 
-std::vector<RecordedEvent> EventStore::append_and_commit(pqxx::connection& conn, std::vector<StreamAppend> unit) {
+// One store's committers, one per database URL, made on first use and kept
+// for the store's lifetime (shared by its copies).
+class GroupCommitQueues {
+ public:
+  GroupCommitter& for_database(const std::string& url) {
+    std::lock_guard lock(mu_);
+    auto& c = committers_[url];
+    if (!c) c = std::make_unique<GroupCommitter>();
+    return *c;
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, std::unique_ptr<GroupCommitter>> committers_;
+};
+
+std::shared_ptr<GroupCommitQueues> EventStore::new_group_commit_queues() {
+  return std::make_shared<GroupCommitQueues>();
+}
+
+std::vector<RecordedEvent> EventStore::append_and_commit(pqxx::connection& conn,
+                                                         std::vector<StreamAppend> unit) const {
   if (unit.empty()) return {};
   if (event_count(unit) >= kAloneFromEvents) {
     pqxx::work txn(conn);
@@ -217,7 +236,7 @@ std::vector<RecordedEvent> EventStore::append_and_commit(pqxx::connection& conn,
     commit(txn);
     return recorded;
   }
-  return GroupCommitter::for_database(conn.options()).append(conn, std::move(unit));
+  return queues_->for_database(conn.options()).append(*this, conn, std::move(unit));
 }
 
 GroupCommitStats EventStore::group_commit_stats() { return GroupCommitter::stats(); }
@@ -225,7 +244,7 @@ GroupCommitStats EventStore::group_commit_stats() { return GroupCommitter::stats
 void EventStore::set_group_commit_leaders(int leaders) { leaders_allowed.store(std::max(1, leaders)); }
 
 std::vector<std::vector<RecordedEvent>> EventStore::append_units(
-    pqxx::work& txn, const std::vector<const std::vector<StreamAppend>*>& units, std::vector<bool>& conflicted) {
+    pqxx::work& txn, const std::vector<const std::vector<StreamAppend>*>& units, std::vector<bool>& conflicted) const {
   std::string unit_ids = "{", streams = "{", expected = "{", events = "{";
   bool first = true;
   for (std::size_t u = 0; u < units.size(); ++u)
@@ -250,7 +269,7 @@ std::vector<std::vector<RecordedEvent>> EventStore::append_units(
   conflicted.assign(units.size(), false);
   pqxx::result::size_type row = 0;
   for (; row < res.size() && !res[row][1].as<bool>(); ++row) conflicted.at(res[row][0].as<std::size_t>()) = true;
-  // Every event once, in order, for the inline hook; then moved to its unit.
+  // Every event once, in order, for the inline projector; then moved to its unit.
   std::vector<RecordedEvent> all;
   std::vector<std::size_t> unit_of;
   for (std::size_t u = 0; u < units.size(); ++u) {

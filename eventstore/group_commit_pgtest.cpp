@@ -17,7 +17,6 @@
 #include <thread>
 
 #include "eventstore/event_store.h"
-#include "projections/projection.h"
 #include "tests/pg_fixture.h"
 
 namespace scribe::eventstore {
@@ -25,11 +24,16 @@ namespace {
 
 class GroupCommitTest : public testing::PgTest {
  protected:
-  void TearDown() override {
-    EventStore::set_group_commit_leaders(EventStore::kGroupCommitLeaders);
-    projections::install_inline_hook();
-  }
+  void TearDown() override { EventStore::set_group_commit_leaders(EventStore::kGroupCommitLeaders); }
 };
+
+// The log alone: these tests append event types no projection knows. Appends
+// share a transaction only through one store, so every appender of a test
+// uses the same one.
+const EventStore& unprojected() {
+  static const EventStore store = EventStore::without_inline_projections();
+  return store;
+}
 
 NewEvent ev(const std::string& type, int n) { return NewEvent{type, Json{{"n", n}}, Json{{"principal", "test"}}}; }
 
@@ -50,11 +54,11 @@ struct Appender {
   std::string error;  // "conflict", another exception's text, or empty
   std::thread thread;
 
-  void start(std::vector<StreamAppend> unit) {
-    thread = std::thread([this, unit = std::move(unit)]() mutable {
+  void start(const EventStore& store, std::vector<StreamAppend> unit) {
+    thread = std::thread([this, &store, unit = std::move(unit)]() mutable {
       try {
         auto conn = testing::PgTest::connect();
-        recorded = EventStore::append_and_commit(*conn, std::move(unit));
+        recorded = store.append_and_commit(*conn, std::move(unit));
       } catch (const ConcurrencyError&) {
         error = "conflict";
       } catch (const std::exception& e) {
@@ -84,19 +88,20 @@ int64_t waiting_lock_requests(pqxx::connection& conn) {
 
 // Starts `first` as the lone leader, blocked on `blocked`'s lock, queues each
 // of `queued` behind it in order, then releases the lock: the queued units
-// become one batch.
-void run_blocked_batch(const std::string& blocked, Appender& first, std::vector<StreamAppend> first_unit,
+// become one batch. Everyone appends through `store`.
+void run_blocked_batch(const EventStore& store, const std::string& blocked, Appender& first,
+                       std::vector<StreamAppend> first_unit,
                        std::vector<std::pair<Appender*, std::vector<StreamAppend>>> queued) {
   EventStore::set_group_commit_leaders(1);
   auto probe = testing::PgTest::connect();
   const int64_t waiting_before = waiting_lock_requests(*probe);
   StreamBlocker blocker(blocked);
-  first.start(std::move(first_unit));
+  first.start(store, std::move(first_unit));
   wait_until([&] { return waiting_lock_requests(*probe) > waiting_before; });
   const uint64_t queued_before = EventStore::group_commit_stats().queued;
   uint64_t n = 0;
   for (auto& [appender, unit] : queued) {
-    appender->start(std::move(unit));
+    appender->start(store, std::move(unit));
     ++n;
     wait_until([&] { return EventStore::group_commit_stats().queued >= queued_before + n; });
   }
@@ -110,7 +115,7 @@ TEST_F(GroupCommitTest, QueuedUnitsShareOneTransactionAndAConflictFailsOnlyItsUn
   const std::string x = unique("gc-x"), y = unique("gc-y"), z = unique("gc-z"), w = unique("gc-w");
   Appender a, b, c, d, e;
   const auto before = EventStore::group_commit_stats();
-  run_blocked_batch(x, a, {{x, ExpectedVersion::no_stream(), {ev("A", 0)}}},
+  run_blocked_batch(unprojected(), x, a, {{x, ExpectedVersion::no_stream(), {ev("A", 0)}}},
                     {{&b, {{y, ExpectedVersion::no_stream(), {ev("B", 1)}}}},
                      // z has no events: expecting version 5 must fail, alone.
                      {&c, {{z, ExpectedVersion::exact(5), {ev("C", 2)}}}},
@@ -150,18 +155,24 @@ TEST_F(GroupCommitTest, QueuedUnitsShareOneTransactionAndAConflictFailsOnlyItsUn
   EXPECT_EQ(read_stream(*conn, w).size(), 2u);
 }
 
-TEST_F(GroupCommitTest, AUnitThatBreaksItsBatchIsWrittenAloneAndTheOthersStillCommit) {
-  // The inline hook runs in the shared transaction; one that throws on one
-  // unit's events would roll back everyone's.
-  EventStore::set_inline_hook([](pqxx::work&, const std::vector<RecordedEvent>& events) {
+// An inline projector that refuses events of type Poison.
+class PoisonedProjector final : public InlineProjector {
+ public:
+  void project(pqxx::work&, const std::vector<RecordedEvent>& events) const override {
     for (const auto& e : events)
       if (e.type == "Poison") throw std::runtime_error("poisoned projection");
-  });
+  }
+};
+
+TEST_F(GroupCommitTest, AUnitThatBreaksItsBatchIsWrittenAloneAndTheOthersStillCommit) {
+  // The store's inline projector runs in the shared transaction; one that
+  // throws on one unit's events would roll back everyone's.
+  const EventStore poisoned(std::make_shared<PoisonedProjector>());
   auto conn = connect();
   const std::string x = unique("gc-x"), p = unique("gc-p"), q = unique("gc-q"), r = unique("gc-r");
   Appender a, good1, bad, good2;
   const auto before = EventStore::group_commit_stats();
-  run_blocked_batch(x, a, {{x, ExpectedVersion::no_stream(), {ev("A", 0)}}},
+  run_blocked_batch(poisoned, x, a, {{x, ExpectedVersion::no_stream(), {ev("A", 0)}}},
                     {{&good1, {{p, ExpectedVersion::no_stream(), {ev("Good", 1)}}}},
                      {&bad, {{q, ExpectedVersion::no_stream(), {ev("Poison", 2)}}}},
                      {&good2, {{r, ExpectedVersion::any(), {ev("Good", 3)}}}}});
@@ -181,7 +192,7 @@ TEST_F(GroupCommitTest, AMultiStreamUnitIsAllOrNothingInsideTheBatch) {
   auto conn = connect();
   const std::string x = unique("gc-x"), s1 = unique("gc-s1"), s2 = unique("gc-s2");
   Appender a, both, broken;
-  run_blocked_batch(x, a, {{x, ExpectedVersion::no_stream(), {ev("A", 0)}}},
+  run_blocked_batch(unprojected(), x, a, {{x, ExpectedVersion::no_stream(), {ev("A", 0)}}},
                     {{&both, {{s1, ExpectedVersion::no_stream(), {ev("S1", 1)}}, {s2, ExpectedVersion::no_stream(), {ev("S2", 1)}}}},
                      // s1 is fine for this unit on its own, s2 is not: neither is written.
                      {&broken, {{s1, ExpectedVersion::exact(1), {ev("S1", 2)}}, {s2, ExpectedVersion::exact(7), {ev("S2", 2)}}}}});
@@ -206,8 +217,8 @@ TEST_F(GroupCommitTest, ConcurrentWritersGetGaplessVersionsInGlobalOrder) {
         std::map<std::string, int64_t> versions;
         for (int i = 0; i < kAppends; ++i) {
           const std::string own = prefix + "-w" + std::to_string(w) + "-" + std::to_string(i % 4);
-          EventStore::append_and_commit(*conn, {{own, ExpectedVersion::exact(versions[own]), {ev("Own", i)}},
-                                                {shared, ExpectedVersion::any(), {ev("Shared", i)}}});
+          unprojected().append_and_commit(*conn, {{own, ExpectedVersion::exact(versions[own]), {ev("Own", i)}},
+                                                  {shared, ExpectedVersion::any(), {ev("Shared", i)}}});
           ++versions[own];
         }
       } catch (const std::exception&) {
@@ -253,8 +264,9 @@ TEST_F(GroupCommitTest, SigkillWhileBatchesCommitLeavesEveryUnitWholeOrAbsent) {
         try {
           auto conn = connect();
           for (int64_t v = 0; v < 100000; ++v)
-            EventStore::append_and_commit(*conn, {{stream('a', w), ExpectedVersion::exact(v), {ev("Outcome", int(v))}},
-                                                  {stream('b', w), ExpectedVersion::exact(v), {ev("Settled", int(v))}}});
+            unprojected().append_and_commit(
+                *conn, {{stream('a', w), ExpectedVersion::exact(v), {ev("Outcome", int(v))}},
+                        {stream('b', w), ExpectedVersion::exact(v), {ev("Settled", int(v))}}});
         } catch (...) {
           ::_exit(3);
         }

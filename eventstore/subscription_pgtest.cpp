@@ -16,6 +16,13 @@ namespace {
 
 class SubscriptionTest : public testing::PgTest {};
 
+// The log alone: these tests append event types no projection knows, through
+// a store that runs none.
+const EventStore& unprojected() {
+  static const EventStore store = EventStore::without_inline_projections();
+  return store;
+}
+
 using namespace std::chrono_literals;
 
 NewEvent ev(const std::string& type, int n) { return NewEvent{type, Json{{"n", n}}}; }
@@ -23,7 +30,7 @@ NewEvent ev(const std::string& type, int n) { return NewEvent{type, Json{{"n", n
 std::vector<RecordedEvent> append_committed(pqxx::connection& conn, const std::string& stream,
                                             std::vector<NewEvent> events) {
   pqxx::work txn(conn);
-  auto out = EventStore::append(txn, stream, ExpectedVersion::any(), std::move(events));
+  auto out = unprojected().append(txn, stream, ExpectedVersion::any(), std::move(events));
   txn.commit();
   return out;
 }
@@ -133,7 +140,7 @@ TEST_F(SubscriptionTest, LateCommitterIsDeliveredFirstAndNothingIsSkipped) {
 
   // A takes the earliest position and stays open.
   pqxx::work txn_a(*c_a);
-  auto a = EventStore::append(txn_a, prefix + "-a", ExpectedVersion::no_stream(), {ev("A", 0), ev("A", 1)});
+  auto a = unprojected().append(txn_a, prefix + "-a", ExpectedVersion::no_stream(), {ev("A", 0), ev("A", 1)});
 
   // Later transactions commit first; their NOTIFYs wake the subscription.
   std::vector<RecordedEvent> later;

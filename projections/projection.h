@@ -56,8 +56,4 @@ class Projection {
 const std::vector<Projection*>& all();
 Projection* find(const std::string& name);
 
-// Installs the event store's inline hook so that every append also feeds the
-// inline projections, under a shared lock that a rebuild takes exclusively.
-void install_inline_hook();
-
 }  // namespace scribe::projections

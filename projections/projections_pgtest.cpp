@@ -147,21 +147,22 @@ void expect_same(const Snapshot& before, const Snapshot& after, const std::strin
 TEST_F(ProjectionsTest, RebuiltProjectionsEqualTheLiveOnes) {
   auto conn = connect();
   using plans::Tier;
-  const int64_t a1 = commands::open_account(*conn, unique("rebuild-a") + "@example.com", Tier::Free, kMeta);
-  const int64_t a2 = commands::open_account(*conn, unique("rebuild-b") + "@Example.com", Tier::Starter, kMeta);
-  commands::deposit(*conn, a1, 2'500'000, "top-up 1", kMeta);
-  commands::deposit(*conn, a2, 300, "top-up 2", kMeta);
-  commands::deposit(*conn, a1, 1'000'000, "top-up 3", kMeta);
-  auto k1 = commands::create_key(*conn, a1, "full key", apikey::Permission::Full, std::nullopt, std::nullopt, kMeta);
-  auto k2 =
-      commands::create_key(*conn, a1, "read key", apikey::Permission::ReadOnly, 5'000'000, std::nullopt, kMeta);
-  auto k3 = commands::create_key(*conn, a2, "agent key", apikey::Permission::Agent, 1'000'000,
+  const int64_t a1 = commands::open_account(store(), *conn, unique("rebuild-a") + "@example.com", Tier::Free, kMeta);
+  const int64_t a2 = commands::open_account(store(), *conn, unique("rebuild-b") + "@Example.com", Tier::Starter, kMeta);
+  commands::deposit(store(), *conn, a1, 2'500'000, "top-up 1", kMeta);
+  commands::deposit(store(), *conn, a2, 300, "top-up 2", kMeta);
+  commands::deposit(store(), *conn, a1, 1'000'000, "top-up 3", kMeta);
+  auto k1 =
+      commands::create_key(store(), *conn, a1, "full key", apikey::Permission::Full, std::nullopt, std::nullopt, kMeta);
+  auto k2 = commands::create_key(store(), *conn, a1, "read key", apikey::Permission::ReadOnly, 5'000'000, std::nullopt,
+                                 kMeta);
+  auto k3 = commands::create_key(store(), *conn, a2, "agent key", apikey::Permission::Agent, 1'000'000,
                                  now() + std::chrono::hours(24), kMeta);
-  commands::revoke_key(*conn, k2.key_id, kMeta);
-  commands::change_plan(*conn, a1, Tier::Pro, kMeta);
-  commands::change_plan(*conn, a2, Tier::Business, kMeta);
-  commands::change_plan(*conn, a2, Tier::Free, kMeta);
-  commands::deposit(*conn, a2, 700, "top-up 4", kMeta);
+  commands::revoke_key(store(), *conn, k2.key_id, kMeta);
+  commands::change_plan(store(), *conn, a1, Tier::Pro, kMeta);
+  commands::change_plan(store(), *conn, a2, Tier::Business, kMeta);
+  commands::change_plan(store(), *conn, a2, Tier::Free, kMeta);
+  commands::deposit(store(), *conn, a2, 700, "top-up 4", kMeta);
   // Every asynchronous projection, not only the ledger: other tests of the
   // run leave events (transcriptions with callbacks, webhooks) that the
   // outbox must have projected before the live tables are compared.
@@ -221,7 +222,7 @@ TEST_F(ProjectionsTest, RebuiltProjectionsEqualTheLiveOnes) {
             1);
   EXPECT_EQ(query_int(*conn, "select count(*) from pg_class where relname like 'wallet\\_ledger\\_\\_rebuild%'"), 0);
   // The checkpoint it set lets the live runner continue on top of it.
-  commands::deposit(*conn, a1, 5, "top-up after the rebuild", kMeta);
+  commands::deposit(store(), *conn, a1, 5, "top-up after the rebuild", kMeta);
   for (auto* p : all())
     if (!p->is_inline()) catch_up_fully(*conn, *p);
   EXPECT_EQ(query_int(*conn, "select balance_after_micros from wallet_ledger where account_id = " +
@@ -243,11 +244,13 @@ TEST_F(ProjectionsTest, RebuiltProjectionsEqualTheLiveOnes) {
 
 TEST_F(ProjectionsTest, AuditDetectsATamperedReadModel) {
   auto conn = connect();
-  const int64_t a = commands::open_account(*conn, unique("audit-a") + "@example.com", plans::Tier::Free, kMeta);
-  const int64_t b = commands::open_account(*conn, unique("audit-b") + "@example.com", plans::Tier::Free, kMeta);
-  commands::deposit(*conn, a, 1'000'000, "t1", kMeta);
-  commands::deposit(*conn, a, 234, "t2", kMeta);
-  commands::deposit(*conn, b, 50, "t3", kMeta);
+  const int64_t a =
+      commands::open_account(store(), *conn, unique("audit-a") + "@example.com", plans::Tier::Free, kMeta);
+  const int64_t b =
+      commands::open_account(store(), *conn, unique("audit-b") + "@example.com", plans::Tier::Free, kMeta);
+  commands::deposit(store(), *conn, a, 1'000'000, "t1", kMeta);
+  commands::deposit(store(), *conn, a, 234, "t2", kMeta);
+  commands::deposit(store(), *conn, b, 50, "t3", kMeta);
   catch_up_fully(*conn, wallet_ledger());
   const std::string sa = std::to_string(a);
   const std::string sb = std::to_string(b);
@@ -392,8 +395,8 @@ TEST_F(ProjectionsTest, ProjectorKilledMidwayResumesExactlyOnce) {
   constexpr int kBatch = 1'000;
   std::vector<int64_t> accounts;
   for (int i = 0; i < kAccounts; ++i)
-    accounts.push_back(
-        commands::open_account(*conn, unique("kill-" + std::to_string(i)) + "@example.com", plans::Tier::Free, kMeta));
+    accounts.push_back(commands::open_account(store(), *conn, unique("kill-" + std::to_string(i)) + "@example.com",
+                                              plans::Tier::Free, kMeta));
   std::string ids;
   for (auto id : accounts) ids += (ids.empty() ? "" : ",") + std::to_string(id);
 
@@ -411,7 +414,7 @@ TEST_F(ProjectionsTest, ProjectorKilledMidwayResumesExactlyOnce) {
                        kMeta.to_json()});
     }
     pqxx::work txn(*conn);
-    for (const auto& e : eventstore::EventStore::append(txn, account::stream_id(account), eventstore::ExpectedVersion::any(), batch))
+    for (const auto& e : store().append(txn, account::stream_id(account), eventstore::ExpectedVersion::any(), batch))
       positions.push_back(e.global.position);
     txn.commit();
   }

@@ -1,5 +1,3 @@
-#include "common/db.h"
-#include "eventstore/event_store.h"
 #include "projections/projection.h"
 
 namespace scribe::projections {
@@ -12,11 +10,6 @@ Projection& segments_projection();
 Projection& search_projection();
 Projection& webhooks_projection();
 Projection& webhook_outbox_projection();
-
-namespace {
-const db::Statement kInlineShared{"projections.inline_shared",
-                                  "select pg_advisory_xact_lock_shared(hashtextextended('projections:inline', 0))"};
-}
 
 const std::vector<Projection*>& all() {
   static const std::vector<Projection*> list = {&accounts_projection(), &api_keys_projection(),
@@ -31,14 +24,6 @@ Projection* find(const std::string& name) {
   for (auto* p : all())
     if (p->name() == name) return p;
   return nullptr;
-}
-
-void install_inline_hook() {
-  eventstore::EventStore::set_inline_hook([](pqxx::work& txn, const std::vector<eventstore::RecordedEvent>& events) {
-    txn.exec_prepared(kInlineShared.name);
-    for (auto* p : all())
-      if (p->is_inline()) p->apply_batch(txn, events);
-  });
 }
 
 }  // namespace scribe::projections

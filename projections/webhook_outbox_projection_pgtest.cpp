@@ -44,9 +44,9 @@ class WebhookOutboxTest : public testing::PgTest {
   };
   static Account account(pqxx::connection& conn) {
     Meta meta{"test", ""};
-    int64_t id = commands::open_account(conn, unique("outbox") + "@example.com", plans::Tier::Free, meta);
-    commands::deposit(conn, id, 5'000'000, "test", meta);
-    auto key = commands::create_key(conn, id, "k", apikey::Permission::Full, std::nullopt, std::nullopt, meta);
+    int64_t id = commands::open_account(store(), conn, unique("outbox") + "@example.com", plans::Tier::Free, meta);
+    commands::deposit(store(), conn, id, 5'000'000, "test", meta);
+    auto key = commands::create_key(store(), conn, id, "k", apikey::Permission::Full, std::nullopt, std::nullopt, meta);
     return {id, key.key_id};
   }
   static int64_t create(pqxx::connection& conn, const Account& a, std::optional<std::string> callback) {
@@ -55,7 +55,8 @@ class WebhookOutboxTest : public testing::PgTest {
     r.url = "https://media.example.com/a.mp3";
     r.duration_seconds = 60;
     r.callback_url = std::move(callback);
-    return commands::create(conn, commands::Caller{a.id, a.key_id, std::nullopt, {"test", ""}}, r).transcription_id;
+    return commands::create(store(), conn, commands::Caller{a.id, a.key_id, std::nullopt, {"test", ""}}, r)
+        .transcription_id;
   }
 };
 
@@ -65,7 +66,7 @@ TEST_F(WebhookOutboxTest, EachEventOwesItsTargetsOneDeliveryAndARebuildChangesNo
   const Account a = account(*conn);
   const std::string acc = std::to_string(a.id);
   // Completions only, then a callback on one transcription.
-  auto hook = commands::register_webhook(*conn, a.id, a.key_id, "https://hooks.example.com/a",
+  auto hook = commands::register_webhook(store(), *conn, a.id, a.key_id, "https://hooks.example.com/a",
                                          {webhook::kTranscriptionCompleted}, meta);
   const int64_t with_callback = create(*conn, a, "https://cb.example.com/x");
   const int64_t plain = create(*conn, a, std::nullopt);
@@ -73,10 +74,10 @@ TEST_F(WebhookOutboxTest, EachEventOwesItsTargetsOneDeliveryAndARebuildChangesNo
   commands::Completion done;
   done.duration_seconds = 59;
   done.detected_language = "en";
-  ASSERT_TRUE(commands::complete_attempt(*conn, with_callback, 1, done, meta));
-  ASSERT_TRUE(commands::fail_attempt(*conn, plain, 1, "no_speech", "nothing said", meta));
-  ASSERT_TRUE(commands::complete_attempt(*conn, deleted, 1, done, meta));
-  const int64_t test_delivery = commands::request_webhook_test(*conn, a.id, a.key_id, meta);
+  ASSERT_TRUE(commands::complete_attempt(store(), *conn, with_callback, 1, done, meta));
+  ASSERT_TRUE(commands::fail_attempt(store(), *conn, plain, 1, "no_speech", "nothing said", meta));
+  ASSERT_TRUE(commands::complete_attempt(store(), *conn, deleted, 1, done, meta));
+  const int64_t test_delivery = commands::request_webhook_test(store(), *conn, a.id, a.key_id, meta);
   catch_up(*conn);
 
   // completed+callback: webhook and callback; failed: filtered out for the
@@ -108,7 +109,7 @@ TEST_F(WebhookOutboxTest, EachEventOwesItsTargetsOneDeliveryAndARebuildChangesNo
             "5");
 
   // Deleting a transcription takes its deliveries with it.
-  commands::remove(*conn, commands::Caller{a.id, a.key_id, std::nullopt, meta}, deleted);
+  commands::remove(store(), *conn, commands::Caller{a.id, a.key_id, std::nullopt, meta}, deleted);
   catch_up(*conn);
   EXPECT_EQ(rows(*conn, "select count(*) from webhook_outbox where transcription_id = " + std::to_string(deleted))[0],
             "0");
@@ -141,13 +142,13 @@ TEST_F(WebhookOutboxTest, AReplacedWebhookIsOwedNothingMore) {
   auto conn = connect();
   const Meta meta{"test", ""};
   const Account a = account(*conn);
-  commands::register_webhook(*conn, a.id, a.key_id, "https://old.example.com/h", {webhook::kTranscriptionFailed},
-                             meta);
-  const int64_t old_test = commands::request_webhook_test(*conn, a.id, a.key_id, meta);
-  auto replacement =
-      commands::register_webhook(*conn, a.id, a.key_id, "https://new.example.com/h", webhook::subscribable_kinds(), meta);
+  commands::register_webhook(store(), *conn, a.id, a.key_id, "https://old.example.com/h",
+                             {webhook::kTranscriptionFailed}, meta);
+  const int64_t old_test = commands::request_webhook_test(store(), *conn, a.id, a.key_id, meta);
+  auto replacement = commands::register_webhook(store(), *conn, a.id, a.key_id, "https://new.example.com/h",
+                                                webhook::subscribable_kinds(), meta);
   const int64_t failed = create(*conn, a, std::nullopt);
-  ASSERT_TRUE(commands::fail_attempt(*conn, failed, 1, "no_speech", "nothing said", meta));
+  ASSERT_TRUE(commands::fail_attempt(store(), *conn, failed, 1, "no_speech", "nothing said", meta));
   catch_up(*conn);
   // The failure goes to the new webhook only.
   EXPECT_EQ(rows(*conn, "select string_agg(webhook_id::text, ',') from webhook_outbox where transcription_id = " +
@@ -169,8 +170,8 @@ TEST_F(WebhookOutboxTest, AReplacedWebhookIsOwedNothingMore) {
   EXPECT_EQ(rows(*conn, "select status || ':' || coalesce(last_status::text, '-') from webhook_deliveries "
                         "where delivery_id = " + std::to_string(old_test))[0],
             "dropped:-");
-  EXPECT_TRUE(commands::revoke_webhook(*conn, a.id, a.key_id, meta));
-  EXPECT_FALSE(commands::revoke_webhook(*conn, a.id, a.key_id, meta));
+  EXPECT_TRUE(commands::revoke_webhook(store(), *conn, a.id, a.key_id, meta));
+  EXPECT_FALSE(commands::revoke_webhook(store(), *conn, a.id, a.key_id, meta));
   EXPECT_EQ(rows(*conn, "select count(*) from webhooks where key_id = " + std::to_string(a.key_id) +
                         " and revoked_at is null")[0],
             "0");

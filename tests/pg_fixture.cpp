@@ -7,7 +7,7 @@
 #include "api/upload_store.h"
 #include "common/object_store.h"
 #include "eventstore/migrator.h"
-#include "projections/projection.h"
+#include "projections/inline_projections.h"
 
 namespace scribe::testing {
 
@@ -38,15 +38,56 @@ void PgTest::SetUpTestSuite() {
   setenv("SCRIBE_WORK_DIR", (scratch + "/work").c_str(), 1);
   auto conn = db::open_connection(database_url(), false);
   eventstore::migrate(*conn);
-  projections::install_inline_hook();
 }
 
 std::unique_ptr<pqxx::connection> PgTest::connect() { return db::open_connection(database_url()); }
+
+const eventstore::EventStore& PgTest::store() {
+  static const eventstore::EventStore store(projections::inline_projections());
+  return store;
+}
 
 std::string PgTest::unique(const std::string& prefix) {
   static std::atomic<int> counter{0};
   return prefix + "-" + std::to_string(::getpid()) + "-" + std::to_string(std::time(nullptr)) + "-" +
          std::to_string(counter++);
+}
+
+namespace {
+
+// `url` with its database name (the last path segment) replaced.
+std::string with_database(const std::string& url, const std::string& name) {
+  const auto query = url.find('?');
+  const std::string base = url.substr(0, query);
+  const std::string rest = query == std::string::npos ? "" : url.substr(query);
+  const auto scheme = base.find("://");
+  const auto slash = base.find('/', scheme == std::string::npos ? 0 : scheme + 3);
+  if (slash == std::string::npos) return base + "/" + name + rest;
+  return base.substr(0, slash + 1) + name + rest;
+}
+
+}  // namespace
+
+PrivateDatabase::PrivateDatabase() : name_(PgTest::unique("scribe_private")) {
+  {
+    auto conn = db::open_connection(database_url(), false);
+    pqxx::nontransaction txn(*conn);
+    txn.exec0("create database " + txn.quote_name(name_));
+  }
+  url_ = with_database(database_url(), name_);
+  auto conn = db::open_connection(url_, false);
+  eventstore::migrate(*conn);
+}
+
+PrivateDatabase::~PrivateDatabase() {
+  try {
+    // Forced: this process's event notifier keeps a connection to it open.
+    auto conn = db::open_connection(database_url(), false);
+    pqxx::nontransaction txn(*conn);
+    txn.exec0("drop database if exists " + txn.quote_name(name_) + " with (force)");
+  } catch (const std::exception&) {
+    // A database left behind costs disk only; the cluster is the test run's.
+  }
 }
 
 }  // namespace scribe::testing

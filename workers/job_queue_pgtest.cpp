@@ -20,8 +20,8 @@ class JobQueue : public testing::PgTest {
   static std::pair<int64_t, std::vector<int64_t>> account_with_jobs(plans::Tier plan, int jobs) {
     auto conn = connect();
     Meta meta{"test", ""};
-    int64_t acc = commands::open_account(*conn, unique("jq") + "@example.com", plan, meta);
-    commands::deposit(*conn, acc, pricing::quote(60, plan).charge * jobs + 1'000'000, "test", meta);
+    int64_t acc = commands::open_account(store(), *conn, unique("jq") + "@example.com", plan, meta);
+    commands::deposit(store(), *conn, acc, pricing::quote(60, plan).charge * jobs + 1'000'000, "test", meta);
     commands::Caller caller{acc, std::nullopt, std::nullopt, meta};
     std::vector<int64_t> ids;
     for (int i = 0; i < jobs; ++i) {
@@ -29,7 +29,7 @@ class JobQueue : public testing::PgTest {
       r.source = "external_url";
       r.url = "https://media.example.com/" + std::to_string(i) + ".mp3";
       r.duration_seconds = 60;
-      ids.push_back(commands::create(*conn, caller, r).transcription_id);
+      ids.push_back(commands::create(store(), *conn, caller, r).transcription_id);
     }
     pqxx::work txn(*conn);
     txn.exec_params(

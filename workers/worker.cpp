@@ -84,9 +84,13 @@ transcript::TranscriptArtifact make_artifact(pqxx::connection& conn, const Trans
 
 }  // namespace
 
-Worker::Worker(std::string database_url, Engines engines, std::shared_ptr<const MediaProbe> media,
-               WorkerOptions options)
-    : url_(std::move(database_url)), engines_(std::move(engines)), media_(std::move(media)), options_(std::move(options)) {
+Worker::Worker(std::string database_url, eventstore::EventStore store, Engines engines,
+               std::shared_ptr<const MediaProbe> media, WorkerOptions options)
+    : url_(std::move(database_url)),
+      store_(std::move(store)),
+      engines_(std::move(engines)),
+      media_(std::move(media)),
+      options_(std::move(options)) {
   char host[256] = {0};
   ::gethostname(host, sizeof host - 1);
   owner_ = std::string(host) + ":" + std::to_string(::getpid());
@@ -167,7 +171,7 @@ void Worker::process(pqxx::connection& conn, const ClaimedJob& job, const std::s
   commands::Meta meta{"worker:" + slot_owner, ""};
   Json log_fields = {{"transcription_id", job.transcription_id}, {"attempt", job.attempt}, {"claims", job.claims}};
   if (job.claims > kMaxClaims) {
-    commands::fail_attempt(conn, job.transcription_id, job.attempt, "processing_interrupted",
+    commands::fail_attempt(store_, conn, job.transcription_id, job.attempt, "processing_interrupted",
                            "processing was interrupted " + std::to_string(job.claims - 1) +
                                " times; retry the transcription",
                            meta);
@@ -232,7 +236,7 @@ void Worker::process(pqxx::connection& conn, const ClaimedJob& job, const std::s
             plans::parse(r[0][5].as<std::string>()).value_or(plans::Tier::Free), r[0][6].as<std::string>()};
   }
   auto on_stage = [&](const std::string& stage) {
-    return !cancelled && commands::record_stage(conn, job.transcription_id, job.attempt, stage, meta);
+    return !cancelled && commands::record_stage(store_, conn, job.transcription_id, job.attempt, stage, meta);
   };
 
   std::string downloaded;
@@ -267,7 +271,7 @@ void Worker::process(pqxx::connection& conn, const ClaimedJob& job, const std::s
     // failed the attempt and released its hold).
     req.on_measured = [&](double seconds) {
       if (cancelled) return false;
-      auto m = commands::measure_attempt(conn, job.transcription_id, job.attempt, seconds, meta);
+      auto m = commands::measure_attempt(store_, conn, job.transcription_id, job.attempt, seconds, meta);
       if (m == commands::Measurement::Refused) log::info("job refused once measured", log_fields);
       return m == commands::Measurement::Go;
     };
@@ -293,7 +297,7 @@ void Worker::process(pqxx::connection& conn, const ClaimedJob& job, const std::s
                              {"words", words},
                              {"speakers", artifact.speakers}}}};
     if (cancelled) throw JobAborted();
-    bool recorded = commands::complete_attempt(conn, job.transcription_id, job.attempt, done_info, meta);
+    bool recorded = commands::complete_attempt(store_, conn, job.transcription_id, job.attempt, done_info, meta);
     forget_lease(conn, job.transcription_id);
     log_fields["segments"] = artifact.segments.size();
     log_fields["duration_seconds"] = result.duration_seconds;
@@ -301,7 +305,7 @@ void Worker::process(pqxx::connection& conn, const ClaimedJob& job, const std::s
   } catch (const JobFailure& f) {
     cleanup();
     if (cancelled) return;
-    commands::fail_attempt(conn, job.transcription_id, job.attempt, f.code(), f.what(), meta);
+    commands::fail_attempt(store_, conn, job.transcription_id, job.attempt, f.code(), f.what(), meta);
     forget_lease(conn, job.transcription_id);
     log_fields["error"] = f.code();
     log::info("job failed", log_fields);
@@ -319,7 +323,7 @@ void Worker::process(pqxx::connection& conn, const ClaimedJob& job, const std::s
   } catch (const std::exception& e) {
     cleanup();
     if (cancelled) return;
-    commands::fail_attempt(conn, job.transcription_id, job.attempt, "internal_error",
+    commands::fail_attempt(store_, conn, job.transcription_id, job.attempt, "internal_error",
                            std::string("the speech pipeline failed: ") + e.what(), meta);
     forget_lease(conn, job.transcription_id);
     log_fields["error"] = e.what();

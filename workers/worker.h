@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "eventstore/event_store.h"
 #include "workers/job_queue.h"
 #include "media/media_probe.h"
 #include "speech/transcriber.h"
@@ -29,10 +30,11 @@ struct WorkerOptions {
 
 class Worker {
  public:
-  // `engines` maps each pipeline code to its recognizer.
+  // `engines` maps each pipeline code to its recognizer. Outcomes are
+  // appended through `store`.
   using Engines = std::map<std::string, std::shared_ptr<speech::EnginePool>>;
-  Worker(std::string database_url, Engines engines, std::shared_ptr<const media::MediaProbe> media,
-         WorkerOptions options);
+  Worker(std::string database_url, eventstore::EventStore store, Engines engines,
+         std::shared_ptr<const media::MediaProbe> media, WorkerOptions options);
   ~Worker();
   void start();
   // Stops claiming, aborts running jobs and hands them back to the queue.
@@ -45,6 +47,7 @@ class Worker {
   void process(pqxx::connection& conn, const ClaimedJob& job, const std::string& slot_owner);
 
   std::string url_;
+  eventstore::EventStore store_;
   Engines engines_;
   std::shared_ptr<const media::MediaProbe> media_;
   WorkerOptions options_;

@@ -90,7 +90,7 @@ Json priced_json(const commands::Priced& p) {
 
 Response QuoteHandler::handle(RequestContext& ctx) {
   auto req = parse_request(ctx);
-  auto p = commands::quote(ctx.db(), caller_of(ctx), req);
+  auto p = commands::quote(ctx.services.store, ctx.db(), caller_of(ctx), req);
   Json body = priced_json(p);
   body["transcription_id"] = p.transcription_id;
   body["retail_usd_per_minute"] = pricing::kDisplayUsdPerMinute;
@@ -104,7 +104,7 @@ Response QuoteHandler::handle(RequestContext& ctx) {
 
 Response CreateTranscriptionHandler::handle(RequestContext& ctx) {
   auto req = parse_request(ctx);
-  auto p = commands::create(ctx.db(), caller_of(ctx), req);
+  auto p = commands::create(ctx.services.store, ctx.db(), caller_of(ctx), req);
   Json body = priced_json(p);
   body["id"] = p.transcription_id;
   body["status"] = "processing";
@@ -159,14 +159,14 @@ Response GetTranscriptionHandler::handle(RequestContext& ctx) {
 
 Response DeleteTranscriptionHandler::handle(RequestContext& ctx) {
   int64_t id = ctx.id_param("id", "transcription");
-  commands::remove(ctx.db(), caller_of(ctx), id);
+  commands::remove(ctx.services.store, ctx.db(), caller_of(ctx), id);
   return Response::json(200, {{"id", id}, {"deleted", true}});
 }
 
 Response RetryTranscriptionHandler::handle(RequestContext& ctx) {
   int64_t id = ctx.id_param("id", "transcription");
   auto b = JsonBody::parse(ctx.req, true);
-  auto p = commands::retry(ctx.db(), caller_of(ctx), id, max_charge_of(b));
+  auto p = commands::retry(ctx.services.store, ctx.db(), caller_of(ctx), id, max_charge_of(b));
   return Response::json(202, {{"id", id},
                               {"status", "processing"},
                               {"stage", "queued"},

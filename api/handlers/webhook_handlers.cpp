@@ -82,7 +82,8 @@ Response RegisterWebhookHandler::handle(RequestContext& ctx) {
   // The whole body is valid before the host is looked up: a bad `events` is
   // reported as such, not hidden behind a DNS failure (and costs no lookup).
   ctx.services.check_url(url, "url");
-  auto created = commands::register_webhook(ctx.db(), ctx.caller().account_id, key_id, url, kinds, meta_of(ctx));
+  auto created = commands::register_webhook(ctx.services.store, ctx.db(), ctx.caller().account_id, key_id, url, kinds,
+                                            meta_of(ctx));
   Json body = load_active(ctx, key_id);
   if (body.is_null() || body["id"] != created.webhook_id)
     throw Error("internal_error", "the webhook was replaced by a concurrent request; list it with GET /api/v1/webhooks");
@@ -92,14 +93,15 @@ Response RegisterWebhookHandler::handle(RequestContext& ctx) {
 
 Response DeleteWebhookHandler::handle(RequestContext& ctx) {
   const int64_t key_id = key_of(ctx);
-  if (!commands::revoke_webhook(ctx.db(), ctx.caller().account_id, key_id, meta_of(ctx)))
+  if (!commands::revoke_webhook(ctx.services.store, ctx.db(), ctx.caller().account_id, key_id, meta_of(ctx)))
     throw Error::not_found("webhook");
   return Response::json(200, {{"revoked", true}});
 }
 
 Response TestWebhookHandler::handle(RequestContext& ctx) {
   const int64_t key_id = key_of(ctx);
-  auto delivery = commands::request_webhook_test(ctx.db(), ctx.caller().account_id, key_id, meta_of(ctx));
+  auto delivery =
+      commands::request_webhook_test(ctx.services.store, ctx.db(), ctx.caller().account_id, key_id, meta_of(ctx));
   return Response::json(202, {{"delivery_id", delivery}, {"enqueued", true}});
 }
 
