@@ -61,8 +61,7 @@ std::optional<Error> ApiApp::to_origin_form(Request& req) const {
   bool own = false;
   if (abs->valid) {
     auto pub = parse_absolute_target(services_.config.public_url);
-    if (pub && pub->valid && pub->scheme == abs->scheme && pub->host == abs->host && pub->port == abs->port)
-      own = true;
+    if (pub && pub->valid && pub->scheme == abs->scheme && pub->host == abs->host && pub->port == abs->port) own = true;
     std::string listen = services_.config.listen_host;
     if (listen.find(':') != std::string::npos) listen = "[" + listen + "]";
     if (abs->scheme == "http" && abs->host == listen && abs->port == services_.config.listen_port) own = true;
@@ -140,10 +139,10 @@ void ApiApp::dispatch(Request req, Responder respond) {
   }
   auto match = router_.match(req.method, req.path);
   if (!match.route) {
-    Error err = match.allowed_methods.empty()
-                    ? Error("not_found", "no such endpoint: " + req.method + " " + req.path)
-                    : Error("invalid_request", "method " + req.method + " is not allowed on " + req.path,
-                            Json::object(), 405);
+    Error err =
+        match.allowed_methods.empty()
+            ? Error("not_found", "no such endpoint: " + req.method + " " + req.path)
+            : Error("invalid_request", "method " + req.method + " is not allowed on " + req.path, Json::object(), 405);
     Response res = error_response(request_id, err);
     if (!match.allowed_methods.empty()) {
       std::string allow;
@@ -210,8 +209,7 @@ void ApiApp::run(std::shared_ptr<RequestContext> ctx, const Route& route, Respon
           try {
             Idempotency::finish(ctx->db(), ctx->principal->idempotency_principal(), *idem_key, r);
           } catch (const std::exception& err) {
-            log::error("could not store idempotent response",
-                       {{"request_id", ctx->request_id}, {"error", err.what()}});
+            log::error("could not store idempotent response", {{"request_id", ctx->request_id}, {"error", err.what()}});
           }
           ctx->release_db();
         }

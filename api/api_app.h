@@ -44,7 +44,7 @@ class ApiApp {
 
   Services& services_;
   Router router_;
-  Router stream_router_;  // patterns of streamed routes; handlers unused
+  Router stream_router_;                             // patterns of streamed routes; handlers unused
   std::map<std::string, StreamPrecheck> prechecks_;  // by "METHOD pattern"
   ThreadPool workers_;
 };

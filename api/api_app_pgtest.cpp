@@ -100,8 +100,8 @@ HttpResult http(const std::string& method, const std::string& url, const std::ve
   const char* dir_c = ::mkdtemp(tmpl);
   if (!dir_c) throw std::runtime_error("mkdtemp failed");
   std::filesystem::path dir(dir_c);
-  std::vector<std::string> args = {"-sS", "--max-time", "30", "-X", method, "-D", (dir / "h").string(),
-                                   "-o", (dir / "b").string()};
+  std::vector<std::string> args = {"-sS", "--max-time",        "30", "-X", method, "-D", (dir / "h").string(),
+                                   "-o",  (dir / "b").string()};
   for (const auto& h : headers) {
     args.push_back("-H");
     args.push_back(h);
@@ -239,8 +239,8 @@ class ApiAppTest : public scribe::testing::PgTest {
   void add_test_routes() {
     auto& r = app_->router();
     auto add = [&](const char* method, const char* pattern, Handler h) {
-      r.add(Route{.method = method, .pattern = pattern, .authenticated = true, .rate_limited = true,
-                  .handler = std::move(h)});
+      r.add(Route{
+          .method = method, .pattern = pattern, .authenticated = true, .rate_limited = true, .handler = std::move(h)});
     };
     // Counts executions; answers 201 with a fresh random value in body and header.
     add("POST", "/api/v1/_test/echo", [this](RequestContext& ctx) {
@@ -359,8 +359,8 @@ class ApiAppTest : public scribe::testing::PgTest {
   std::string base_;
   Gate gate_;
 
-  std::atomic<int> echo_count_{0}, other_count_{0}, held_count_{0}, race_count_{0}, fail_count_{0},
-      invalid_count_{0}, delete_count_{0}, async_count_{0};
+  std::atomic<int> echo_count_{0}, other_count_{0}, held_count_{0}, race_count_{0}, fail_count_{0}, invalid_count_{0},
+      delete_count_{0}, async_count_{0};
 };
 
 // ------------------------------------------------------------ idempotency
@@ -662,8 +662,7 @@ TEST_F(ApiAppTest, CachedKeyOnMeIsCheckedInTheSameStatement) {
   commands::revoke_key(store(), *conn_, c.key_id, meta);
   auto revoked = http("GET", base_ + "/api/v1/me", auth);
   expect_envelope(revoked, 401, "invalid_api_key");
-  EXPECT_NE(revoked.json()["error"]["message"].get<std::string>().find("revoked"), std::string::npos)
-      << revoked.body;
+  EXPECT_NE(revoked.json()["error"]["message"].get<std::string>().find("revoked"), std::string::npos) << revoked.body;
   expect_envelope(http("GET", base_ + "/api/v1/_test/echo", auth), 401, "invalid_api_key");
 
   auto e = new_caller();
@@ -686,8 +685,7 @@ TEST_F(ApiAppTest, CachedKeyOnMeIsCheckedInTheSameStatement) {
   }
   auto expired = http("GET", base_ + "/api/v1/me", e_auth);
   expect_envelope(expired, 401, "invalid_api_key");
-  EXPECT_NE(expired.json()["error"]["message"].get<std::string>().find("expired"), std::string::npos)
-      << expired.body;
+  EXPECT_NE(expired.json()["error"]["message"].get<std::string>().find("expired"), std::string::npos) << expired.body;
 }
 
 // ------------------------------------------------------------- webhooks

@@ -77,8 +77,7 @@ class Authenticator {
   // Refuses a cached principal's key as authenticate() would, from the key's
   // row read in the caller's statement: whether a row with the key's id and
   // digest exists, is revoked, and has expired.
-  static void check_key(const Principal& p, bool found, const std::string& stored_digest, bool revoked,
-                        bool expired);
+  static void check_key(const Principal& p, bool found, const std::string& stored_digest, bool revoked, bool expired);
 
  private:
   OAuthVerifier* oauth_;

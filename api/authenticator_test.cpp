@@ -32,7 +32,8 @@ TEST(AuthenticatorScreen, MalformedKeysAreRefusedWithoutALookup) {
     EXPECT_EQ(code_of([&] { auth.screen(bearer_request(bad)); }), "invalid_api_key") << bad;
   EXPECT_EQ(auth.lookups(), 0u);
   // A well-formed key it knows nothing about must go on to the database.
-  EXPECT_EQ(code_of([&] { auth.screen(bearer_request("key_live_0123456789012345678901234567890123456789")); }), "passed");
+  EXPECT_EQ(code_of([&] { auth.screen(bearer_request("key_live_0123456789012345678901234567890123456789")); }),
+            "passed");
 }
 
 TEST(AuthenticatorScreen, AnAddressOverItsFailureBudgetIsRateLimitedOthersAreNot) {
@@ -59,8 +60,9 @@ TEST(AuthenticatorScreen, RequestsWithoutCredentialsAreNotCountedAsFailures) {
   Request anonymous;
   anonymous.remote = "192.0.2.3";
   for (int i = 0; i < 3 * limits::kAuthFailuresPerMinute; ++i) auth.record_failure(anonymous);
-  EXPECT_EQ(code_of([&] { auth.screen(bearer_request("key_live_0123456789012345678901234567890123456789", "192.0.2.3")); }),
-            "passed");
+  EXPECT_EQ(
+      code_of([&] { auth.screen(bearer_request("key_live_0123456789012345678901234567890123456789", "192.0.2.3")); }),
+      "passed");
 }
 
 TEST(AuthFailures, BudgetIsEarnedBackOneIntervalAtATime) {

@@ -34,10 +34,14 @@ TEST(DeepLink, DirectMediaGetsAMediaFragmentAndKeepsItsSignedQuery) {
 }
 
 TEST(DeepLink, UploadsAndUnknownLinksPointAtThePlayer) {
-  EXPECT_EQ(deep_link(kBase, 42, "upload", std::nullopt, 90'500), "https://scribe.example.com/app/transcriptions/42?t=90");
-  EXPECT_EQ(deep_link(kBase + "/", 42, "upload", std::nullopt, 0), "https://scribe.example.com/app/transcriptions/42?t=0");
-  EXPECT_EQ(deep_link(kBase, 42, "video_site", std::nullopt, 1'000), "https://scribe.example.com/app/transcriptions/42?t=1");
-  EXPECT_EQ(deep_link(kBase, 42, "external_url", std::string(), -5), "https://scribe.example.com/app/transcriptions/42?t=0");
+  EXPECT_EQ(deep_link(kBase, 42, "upload", std::nullopt, 90'500),
+            "https://scribe.example.com/app/transcriptions/42?t=90");
+  EXPECT_EQ(deep_link(kBase + "/", 42, "upload", std::nullopt, 0),
+            "https://scribe.example.com/app/transcriptions/42?t=0");
+  EXPECT_EQ(deep_link(kBase, 42, "video_site", std::nullopt, 1'000),
+            "https://scribe.example.com/app/transcriptions/42?t=1");
+  EXPECT_EQ(deep_link(kBase, 42, "external_url", std::string(), -5),
+            "https://scribe.example.com/app/transcriptions/42?t=0");
 }
 
 }  // namespace

@@ -24,15 +24,15 @@ using commands::Caller;
 class ExportRowsTest : public testing::PgTest {
  protected:
   static int64_t completed_transcription(pqxx::connection& conn, const std::vector<transcript::ArtifactSegment>& segs) {
-    const int64_t account = commands::open_account(store(), conn, unique("exports") + "@example.com", plans::Tier::Free,
-                                                   {"test", ""});
+    const int64_t account =
+        commands::open_account(store(), conn, unique("exports") + "@example.com", plans::Tier::Free, {"test", ""});
     commands::deposit(store(), conn, account, 10'000'000, "test", {"test", ""});
     transcription::Request r;
     r.source = "external_url";
     r.url = "https://media.example.com/talk.mp3";
     r.duration_seconds = 60;
-    const int64_t id = commands::create(store(), conn, Caller{account, std::nullopt, std::nullopt, {"test", ""}}, r)
-                           .transcription_id;
+    const int64_t id =
+        commands::create(store(), conn, Caller{account, std::nullopt, std::nullopt, {"test", ""}}, r).transcription_id;
     transcript::TranscriptArtifact a;
     a.duration_seconds = 60;
     a.language = "en";
@@ -100,9 +100,8 @@ TEST_F(ExportRowsTest, PackedWordsEqualTheWordRows) {
   segs[0].end = 3;
   segs[0].speaker = "SPEAKER_00";
   segs[0].text = "It costs 12,5: dollars, naïve 日本 -1, ok?!";
-  segs[0].words = {word("It", 0.5),        word("costs", 0.8),        word("12,5:", 1.1, ""),
-                   word("dollars", 1.4, ","), word("naïve", 1.7),      word("日本", 2.0),
-                   word("-1,", 2.2, ","),  word("ok", 2.5, "?!")};
+  segs[0].words = {word("It", 0.5),    word("costs", 0.8), word("12,5:", 1.1, ""), word("dollars", 1.4, ","),
+                   word("naïve", 1.7), word("日本", 2.0),  word("-1,", 2.2, ","),  word("ok", 2.5, "?!")};
   segs[1].start = 4;
   segs[1].end = 5;
   segs[1].text = "Nobody knows who.";
@@ -145,9 +144,10 @@ TEST_F(ExportRowsTest, PackedWordsEqualTheWordRows) {
   {
     pqxx::work txn(*conn);
     txn.exec_params("update segments set packed_words = null where transcription_id = $1", id);
-    txn.exec_params("update segments s set packed_words = p.packed_words from scribe_packed_words($1) p "
-                    "where s.transcription_id = $1 and s.id = p.segment_id",
-                    id);
+    txn.exec_params(
+        "update segments s set packed_words = p.packed_words from scribe_packed_words($1) p "
+        "where s.transcription_id = $1 and s.id = p.segment_id",
+        id);
     txn.commit();
   }
   EXPECT_EQ(segment_rows(*conn, id), live);

@@ -38,8 +38,8 @@ TEST(UnpackWords, ReadsTextsByLength) {
 
 TEST(UnpackWords, RefusesMalformedInput) {
   std::vector<transcript::Word> out;
-  for (const char* bad : {"1,2,3,-1:ab", "1,2,3:abc", "1,2,-1,-1:", "1,2,1,-2:a", "x,2,1,-1:a", "1,2,1,-1", "1,2,1,3:ab",
-                          "1;2,1,-1:a", "1,2,9223372036854775807,9223372036854775807:a"})
+  for (const char* bad : {"1,2,3,-1:ab", "1,2,3:abc", "1,2,-1,-1:", "1,2,1,-2:a", "x,2,1,-1:a", "1,2,1,-1",
+                          "1,2,1,3:ab", "1;2,1,-1:a", "1,2,9223372036854775807,9223372036854775807:a"})
     EXPECT_THROW(unpack_words(bad, 1, std::nullopt, out), std::runtime_error) << bad;
 }
 

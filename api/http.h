@@ -16,8 +16,8 @@ namespace scribe::api {
 
 struct Request {
   std::string method;
-  std::string target;  // path and query as received
-  std::string path;    // percent-decoded path
+  std::string target;                                      // path and query as received
+  std::string path;                                        // percent-decoded path
   std::vector<std::pair<std::string, std::string>> query;  // decoded, in order
   std::map<std::string, std::string> headers;              // lower-case names
   std::string body;

@@ -60,10 +60,10 @@ Error target_too_long() {
 }
 
 Error header_fields_too_large() {
-  return Error("invalid_request",
-               "the request header fields are larger than " + std::to_string(limits::kMaxHeaderFieldsBytes) +
-                   " bytes together",
-               {{"field", "headers"}}, 431);
+  return Error(
+      "invalid_request",
+      "the request header fields are larger than " + std::to_string(limits::kMaxHeaderFieldsBytes) + " bytes together",
+      {{"field", "headers"}}, 431);
 }
 }  // namespace
 
@@ -157,8 +157,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void fail(beast::error_code ec) {
     if (ec == http::error::body_limit)
       return fail(Error("invalid_request",
-                        "request body is larger than " + std::to_string(server_.body_limit) + " bytes",
-                        Json::object(), 413));
+                        "request body is larger than " + std::to_string(server_.body_limit) + " bytes", Json::object(),
+                        413));
     if (ec == http::error::header_limit)
       return fail(request_line_too_long(header_parser_->get()) ? target_too_long() : header_fields_too_large());
     fail(Error("invalid_request", std::string("malformed HTTP request: ") + ec.message()));
@@ -192,7 +192,8 @@ class Session : public std::enable_shared_from_this<Session> {
       return fail(header_fields_too_large());
     keep_alive_ = header_parser_->get().keep_alive() && !server_.stopping;
     if (server_.stream_filter && server_.stream_filter(head_.method, head_.target)) return prepare_stream();
-    if (auto cl = header_parser_->content_length(); cl && *cl > server_.body_limit) return fail(http::error::body_limit);
+    if (auto cl = header_parser_->content_length(); cl && *cl > server_.body_limit)
+      return fail(http::error::body_limit);
     parser_.emplace(std::move(*header_parser_));
     parser_->body_limit(server_.body_limit);
     http::async_read(stream_, buffer_, *parser_,
@@ -304,7 +305,8 @@ class Session : public std::enable_shared_from_this<Session> {
     if (ec == http::error::need_buffer) ec = {};
     std::size_t got = chunk_.size() - body_parser_->get().body().size;
     int64_t room = plan_.max_bytes - received_;
-    std::size_t keep = static_cast<std::size_t>(std::min<int64_t>(static_cast<int64_t>(got), std::max<int64_t>(room, 0)));
+    std::size_t keep =
+        static_cast<std::size_t>(std::min<int64_t>(static_cast<int64_t>(got), std::max<int64_t>(room, 0)));
     if (!write_all(chunk_.data(), keep)) return end_stream("interrupted");
     received_ += static_cast<int64_t>(keep);
     if (got > keep) return end_stream("too_large");

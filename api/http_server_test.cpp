@@ -52,7 +52,9 @@ class ParkedRequests : public ::testing::Test {
           parked_ = std::move(respond);
           cv_.notify_all();
         },
-        [](const Request&, const Error&) { return Response{400, "text/plain", {}, "bad", false}; });
+        [](const Request&, const Error&) {
+          return Response{400, "text/plain", {}, "bad", false};
+        });
     port_ = server_->port();
     server_thread_ = std::thread([this] { server_->run(); });
   }

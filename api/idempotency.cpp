@@ -21,8 +21,8 @@ const db::Statement kExpire{"idempotency.expire",
                             "delete from idempotency_keys where principal = $1 and key = $2 "
                             "and created_at < now() - make_interval(secs => $3)"};
 const db::Statement kPurge{"idempotency.purge",
-                            "delete from idempotency_keys where ctid = any(array(select ctid from idempotency_keys "
-                            "where created_at < now() - make_interval(secs => $1) limit $2))"};
+                           "delete from idempotency_keys where ctid = any(array(select ctid from idempotency_keys "
+                           "where created_at < now() - make_interval(secs => $1) limit $2))"};
 const db::Statement kStore{"idempotency.store",
                            "update idempotency_keys set completed_at = now(), response_status = $3, "
                            "response_headers = $4::jsonb, response_body = $5 "
@@ -60,8 +60,8 @@ void Idempotency::validate_key(const std::string& key) {
   if (!is_valid_utf8(key)) throw Error::invalid("Idempotency-Key", "Idempotency-Key is not UTF-8");
 }
 
-Idempotency::Outcome Idempotency::begin(pqxx::connection& conn, const std::string& principal,
-                                        const std::string& key, const Request& req) {
+Idempotency::Outcome Idempotency::begin(pqxx::connection& conn, const std::string& principal, const std::string& key,
+                                        const Request& req) {
   validate_key(key);
   const std::string body_hash = body_fingerprint(req.body);
   for (int attempt = 0; attempt < 3; ++attempt) {
@@ -73,9 +73,8 @@ Idempotency::Outcome Idempotency::begin(pqxx::connection& conn, const std::strin
     if (res.empty()) continue;  // released between our claim and lookup; try again
     const auto& row = res[0];
     if (row[0].c_str() != req.method || row[1].c_str() != req.path)
-      throw Error::invalid("Idempotency-Key",
-                           "this Idempotency-Key was used for " + std::string(row[0].c_str()) + " " +
-                               row[1].c_str() + "; use a new key for a different endpoint");
+      throw Error::invalid("Idempotency-Key", "this Idempotency-Key was used for " + std::string(row[0].c_str()) + " " +
+                                                  row[1].c_str() + "; use a new key for a different endpoint");
     // Entries stored before fingerprints were canonical hold the bare SHA-256
     // of the bytes; for their remaining 24 h the same bytes still replay.
     if (row[2].c_str() != body_hash && row[2].c_str() != crypto::sha256_hex(req.body))

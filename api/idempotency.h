@@ -29,8 +29,7 @@ class Idempotency {
   static Outcome begin(pqxx::connection& conn, const std::string& principal, const std::string& key,
                        const Request& req);
   // Stores the response of a claimed key (2xx/4xx) or releases it (5xx).
-  static void finish(pqxx::connection& conn, const std::string& principal, const std::string& key,
-                     const Response& res);
+  static void finish(pqxx::connection& conn, const std::string& principal, const std::string& key, const Response& res);
   // What rule 3 compares. A body the JSON parser accepts is compared by
   // meaning: "json1:" and the SHA-256 of the parsed value dumped with sorted
   // keys and no whitespace, so reformatting or reordering keys still replays.

@@ -19,8 +19,7 @@ class IdempotencyPurgeTest : public testing::PgTest {
   }
   static int64_t count(pqxx::connection& conn, const std::string& principal) {
     pqxx::nontransaction txn(conn);
-    return txn.exec_params1("select count(*) from idempotency_keys where principal = $1", principal)[0]
-        .as<int64_t>();
+    return txn.exec_params1("select count(*) from idempotency_keys where principal = $1", principal)[0].as<int64_t>();
   }
 };
 
@@ -39,7 +38,7 @@ TEST_F(IdempotencyPurgeTest, PurgesEntriesOlderThanADayAndKeepsTheRest) {
 
   int purged = 0;
   for (int n = -1; n != 0;) purged += n = Idempotency::purge_expired(*conn, 1);  // batches of one
-  EXPECT_GE(purged, 2);  // other tests' old entries may go too
+  EXPECT_GE(purged, 2);                                                          // other tests' old entries may go too
   EXPECT_EQ(count(*conn, expired_done), 0);
   EXPECT_EQ(count(*conn, expired_open), 0);
   EXPECT_EQ(count(*conn, fresh_done), 1);

@@ -13,7 +13,7 @@ std::string fp(const std::string& body) { return Idempotency::body_fingerprint(b
 TEST(IdempotencyFingerprint, JsonIsComparedByMeaning) {
   const std::string compact = R"({"source":"external_url","duration_seconds":60,"addons":[]})";
   EXPECT_EQ(fp(compact), fp("{\n  \"source\": \"external_url\",\n  \"duration_seconds\": 60,\n  \"addons\": [ ]\n}\n"));
-  EXPECT_EQ(fp(compact), fp(R"({"addons":[],"duration_seconds":60,"source":"external_url"})"));  // key order
+  EXPECT_EQ(fp(compact), fp(R"({"addons":[],"duration_seconds":60,"source":"external_url"})"));       // key order
   EXPECT_EQ(fp(compact), fp(R"({"source":"extern\u0061l_url","duration_seconds":60,"addons":[]})"));  // escapes
   EXPECT_EQ(fp(compact).rfind("json1:", 0), 0u);
   // A different value, or array order, is a different request.

@@ -25,8 +25,8 @@ std::string Metrics::render() const {
   out << "# HELP scribe_http_requests_total HTTP requests by route and status.\n"
       << "# TYPE scribe_http_requests_total counter\n";
   for (const auto& [k, n] : requests_)
-    out << "scribe_http_requests_total{route=\"" << std::get<0>(k) << "\",method=\"" << std::get<1>(k)
-        << "\",status=\"" << std::get<2>(k) << "\"} " << n << "\n";
+    out << "scribe_http_requests_total{route=\"" << std::get<0>(k) << "\",method=\"" << std::get<1>(k) << "\",status=\""
+        << std::get<2>(k) << "\"} " << n << "\n";
   out << "# HELP scribe_http_request_duration_seconds HTTP request latency by route.\n"
       << "# TYPE scribe_http_request_duration_seconds histogram\n";
   for (const auto& [route, h] : latency_) {

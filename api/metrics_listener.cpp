@@ -42,13 +42,14 @@ void MetricsListener::handle(Request req, Responder respond) {
   std::string path = req.target.substr(0, req.target.find('?'));
   if (path != "/metrics") {
     respond(with_id(services_.render_error(request_id, Error("not_found", "no such endpoint: " + path +
-                                                                             "; this listener serves GET /metrics")),
+                                                                              "; this listener serves GET /metrics")),
                     request_id));
     return;
   }
   if (req.method != "GET" && req.method != "HEAD") {
     Response res = services_.render_error(
-        request_id, Error("invalid_request", "method " + req.method + " is not allowed on /metrics", Json::object(), 405));
+        request_id,
+        Error("invalid_request", "method " + req.method + " is not allowed on /metrics", Json::object(), 405));
     res.set_header("Allow", "GET, HEAD");
     respond(with_id(std::move(res), request_id));
     return;

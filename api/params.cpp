@@ -12,8 +12,8 @@ namespace {
 void check_range(const std::string& field, double v, const Range& r) {
   if ((r.min && v < *r.min) || (r.max && v > *r.max)) {
     std::string bounds = r.min && r.max ? "between " + format_number(*r.min) + " and " + format_number(*r.max)
-                         : r.min      ? ">= " + format_number(*r.min)
-                                      : "<= " + format_number(*r.max);
+                         : r.min        ? ">= " + format_number(*r.min)
+                                        : "<= " + format_number(*r.max);
     throw Error::invalid(field, field + " must be " + bounds);
   }
 }
@@ -26,10 +26,10 @@ Json parse_json_strictly(const std::string& text) {
   // and refused after parsing. One frame per open object or array.
   struct Frame {
     bool object;
-    std::string path;             // of the object or array itself, "" at the top
-    std::set<std::string> keys;   // objects: the keys seen so far
-    std::string key;              // objects: the key whose value is being read
-    std::size_t items = 0;        // arrays: elements seen so far
+    std::string path;            // of the object or array itself, "" at the top
+    std::set<std::string> keys;  // objects: the keys seen so far
+    std::string key;             // objects: the key whose value is being read
+    std::size_t items = 0;       // arrays: elements seen so far
   };
   std::vector<Frame> stack;
   std::optional<std::string> repeated;
@@ -104,8 +104,8 @@ std::optional<std::string> JsonBody::string(const std::string& field, bool requi
   // PostgreSQL cannot store U+0000 in text or jsonb.
   if (s.find('\0') != std::string::npos) throw Error::invalid(field, field + " must not contain NUL characters");
   if (s.size() < min_len || s.size() > max_len)
-    throw Error::invalid(field, field + " must be " + std::to_string(min_len) + "-" + std::to_string(max_len) +
-                                    " characters");
+    throw Error::invalid(field,
+                         field + " must be " + std::to_string(min_len) + "-" + std::to_string(max_len) + " characters");
   return s;
 }
 
@@ -241,8 +241,8 @@ std::optional<std::string> QueryParams::trimmed_text(const std::string& name, bo
 std::optional<std::vector<int64_t>> QueryParams::id_list(const std::string& name, std::size_t max_items) const {
   auto raw = string(name, 32 * max_items);
   if (!raw) return std::nullopt;
-  const std::string bad = name + " must be a comma-separated list of 1-" + std::to_string(max_items) +
-                          " ids, each an integer >= 1";
+  const std::string bad =
+      name + " must be a comma-separated list of 1-" + std::to_string(max_items) + " ids, each an integer >= 1";
   std::vector<int64_t> ids;
   // string() refused control characters, so only spaces can surround an id.
   for (const std::string& item : split_list(*raw, EmptyItems::kKeep)) {

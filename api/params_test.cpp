@@ -41,8 +41,7 @@ TEST(JsonBody, MalformedAndNonObjectBodiesNameTheBody) {
 
 TEST(JsonBody, RepeatedKeysAreRefusedAtAnyDepthNamingThePath) {
   // nlohmann alone keeps the last copy: {"max_charge_usd":0,"max_charge_usd":100} would pass as 100.
-  expect_invalid([] { JsonBody::parse(with_body(R"({"max_charge_usd":0,"max_charge_usd":100})")); },
-                 "max_charge_usd");
+  expect_invalid([] { JsonBody::parse(with_body(R"({"max_charge_usd":0,"max_charge_usd":100})")); }, "max_charge_usd");
   expect_invalid([] { JsonBody::parse(with_body(R"({"a":{"b":1,"c":{"d":1,"d":2}}})")); }, "a.c.d");
   expect_invalid([] { JsonBody::parse(with_body(R"({"items":[{"id":1},{"id":2,"id":3}]})")); }, "items[1].id");
   expect_invalid([] { JsonBody::parse(with_body(R"({"m":[[1],[2,{"x":1,"x":1}]]})")); }, "m[1][1].x");
@@ -124,8 +123,13 @@ TEST(QueryParams, TrimmedTextCountsCharactersAfterTrimming) {
 }
 
 TEST(QueryParams, IdListTakesPositiveIntegersUpToTheMaximum) {
-  auto q = with_query({{"ids", "3, 1,3"}, {"zero", "1,0"}, {"neg", "-1"}, {"empty", ""}, {"gap", "1,,2"},
-                       {"word", "1,a"}, {"long", "1234567890123456789"}});
+  auto q = with_query({{"ids", "3, 1,3"},
+                       {"zero", "1,0"},
+                       {"neg", "-1"},
+                       {"empty", ""},
+                       {"gap", "1,,2"},
+                       {"word", "1,a"},
+                       {"long", "1234567890123456789"}});
   QueryParams p(q);
   EXPECT_EQ(*p.id_list("ids", 50), (std::vector<int64_t>{3, 1, 3}));
   EXPECT_FALSE(p.id_list("absent", 50));

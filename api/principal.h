@@ -14,8 +14,8 @@ namespace scribe::api {
 struct Principal {
   enum class Kind { ApiKey, OAuth } kind = Kind::ApiKey;
   int64_t account_id = 0;
-  std::optional<int64_t> key_id;        // API keys only
-  std::string oauth_client_id;          // OAuth only
+  std::optional<int64_t> key_id;  // API keys only
+  std::string oauth_client_id;    // OAuth only
   apikey::Permission permission = apikey::Permission::Full;
   std::optional<money::Micros> monthly_cap;
   std::optional<TimePoint> expires_at;

@@ -12,18 +12,18 @@ namespace {
 // back and the request is refused. One round trip on the hot path; the table
 // is unlogged, so the commit waits for no WAL flush.
 const db::Statement kTake{"rate_limit.take",
-                         "insert into rate_limits as r (bucket, tat) "
-                         "values ($1, clock_timestamp() + make_interval(secs => $2)) "
-                         "on conflict (bucket) do update "
-                         "set tat = greatest(r.tat, clock_timestamp()) + make_interval(secs => $2) "
-                         "where greatest(r.tat, clock_timestamp()) + make_interval(secs => $2) "
-                         "<= clock_timestamp() + make_interval(secs => $3) "
-                         "returning 1"};
+                          "insert into rate_limits as r (bucket, tat) "
+                          "values ($1, clock_timestamp() + make_interval(secs => $2)) "
+                          "on conflict (bucket) do update "
+                          "set tat = greatest(r.tat, clock_timestamp()) + make_interval(secs => $2) "
+                          "where greatest(r.tat, clock_timestamp()) + make_interval(secs => $2) "
+                          "<= clock_timestamp() + make_interval(secs => $3) "
+                          "returning 1"};
 // Only for a refused request: how long until it would be allowed.
 const db::Statement kWait{"rate_limit.wait",
-                         "select ceil(extract(epoch from (greatest(tat, clock_timestamp()) + "
-                         "make_interval(secs => $2) - clock_timestamp())) * 1000 - $3 * 1000)::bigint "
-                         "from rate_limits where bucket = $1"};
+                          "select ceil(extract(epoch from (greatest(tat, clock_timestamp()) + "
+                          "make_interval(secs => $2) - clock_timestamp())) * 1000 - $3 * 1000)::bigint "
+                          "from rate_limits where bucket = $1"};
 
 }  // namespace
 

@@ -59,8 +59,7 @@ ResultOptions parse_result_options(const QueryParams& q, const std::set<std::str
   return o;
 }
 
-std::optional<Json> result_body(pqxx::transaction_base& txn, int64_t account_id, int64_t id,
-                                const ResultOptions& o) {
+std::optional<Json> result_body(pqxx::transaction_base& txn, int64_t account_id, int64_t id, const ResultOptions& o) {
   auto body = load_transcription(txn, account_id, id);
   if (!body) return std::nullopt;
   // /wait attaches content only to a completed transcription: before that
@@ -91,10 +90,11 @@ std::optional<Json> result_body(pqxx::transaction_base& txn, int64_t account_id,
       total = txn.exec_prepared1(kSegmentsTotal.name, id)[0].as<int64_t>();
     }
     (*body)["segments"] = std::move(segs);
-    (*body)["segments_meta"] = {{"offset", o.segments_offset},
-                                {"limit", o.segments_limit},
-                                {"total", total},
-                                {"has_more", o.segments_offset + static_cast<int64_t>((*body)["segments"].size()) < total}};
+    (*body)["segments_meta"] = {
+        {"offset", o.segments_offset},
+        {"limit", o.segments_limit},
+        {"total", total},
+        {"has_more", o.segments_offset + static_cast<int64_t>((*body)["segments"].size()) < total}};
   }
   (*body)["included"] = included;
   return body;

@@ -8,12 +8,12 @@ namespace scribe::api {
 void register_routes(ApiApp& app) {
   auto& r = app.router();
   auto pub = [&](const char* method, const char* pattern, Handler h) {
-    r.add(Route{.method = method, .pattern = pattern, .authenticated = false, .rate_limited = false,
-                .handler = std::move(h)});
+    r.add(Route{
+        .method = method, .pattern = pattern, .authenticated = false, .rate_limited = false, .handler = std::move(h)});
   };
   auto authed = [&](const char* method, const char* pattern, Handler h) {
-    r.add(Route{.method = method, .pattern = pattern, .authenticated = true, .rate_limited = true,
-                .handler = std::move(h)});
+    r.add(Route{
+        .method = method, .pattern = pattern, .authenticated = true, .rate_limited = true, .handler = std::move(h)});
   };
   pub("GET", "/healthz", HealthzHandler::handle);
   pub("GET", "/readyz", ReadyzHandler::handle);
@@ -21,8 +21,12 @@ void register_routes(ApiApp& app) {
   pub("GET", "/api/v1/openapi.yaml", OpenApiHandler::handle);
   pub("GET", "/docs/errors", ErrorDocsHandler::handle);
   // /me checks the key in its own read (me_handler.cpp): one statement per request.
-  r.add(Route{.method = "GET", .pattern = "/api/v1/me", .authenticated = true, .rate_limited = true,
-              .handler = MeHandler::handle, .handler_checks_key = true});
+  r.add(Route{.method = "GET",
+              .pattern = "/api/v1/me",
+              .authenticated = true,
+              .rate_limited = true,
+              .handler = MeHandler::handle,
+              .handler_checks_key = true});
   authed("GET", "/api/v1/pipelines", PipelinesHandler::handle);
   authed("POST", "/api/v1/quotes", QuoteHandler::handle);
   authed("POST", "/api/v1/transcriptions", CreateTranscriptionHandler::handle);
@@ -51,8 +55,11 @@ void register_routes(ApiApp& app) {
   pub("PATCH", "/api/v1/uploads/tus/files/{upload}", TusPatchHandler::handle);
   app.add_stream("PATCH", "/api/v1/uploads/tus/files/{upload}", TusPatchHandler::precheck);
   pub("DELETE", "/api/v1/uploads/tus/files/{upload}", TusDeleteHandler::handle);
-  r.add(Route{.method = "GET", .pattern = "/api/v1/transcriptions/{id}/wait", .authenticated = true,
-              .rate_limited = true, .async_handler = WaitHandler::handle});
+  r.add(Route{.method = "GET",
+              .pattern = "/api/v1/transcriptions/{id}/wait",
+              .authenticated = true,
+              .rate_limited = true,
+              .async_handler = WaitHandler::handle});
 }
 
 }  // namespace scribe::api

@@ -39,7 +39,7 @@ const db::Statement kCustomPlans{"search.custom_plans",
                                  "set_config('max_parallel_workers_per_gather', '0', true)"};
 
 // $1 account, $2 pattern, $3 transcription ids or null, $4 transcription id or null.
-#define SCRIBE_SEARCH_SCOPE                                                                    \
+#define SCRIBE_SEARCH_SCOPE                                                         \
   "where account_id = $1 and ($3::bigint[] is null or transcription_id = any($3)) " \
   "and ($4::bigint is null or transcription_id = $4) "
 // The match condition. P holds `q` when it is two characters long, else null.
@@ -48,7 +48,7 @@ const db::Statement kCustomPlans{"search.custom_plans",
 // is two characters long its condition is exactly the ILIKE's, so it
 // replaces the ILIKE (kept beside it, the ILIKE tempted the planner to AND in
 // a full scan of the trigram index). Custom plans fold the other branch away.
-#define SCRIBE_SEARCH_MATCH(P)                                                                    \
+#define SCRIBE_SEARCH_MATCH(P)                                                                            \
   "and ((" P "::text is not null and length(lower(" P ")) = 2 and scribe_bigrams(text) @> array[lower(" P \
   ")]) or ((" P "::text is null or length(lower(" P ")) <> 2) and text ilike $2)) "
 #define SCRIBE_SEARCH_ORDER "transcription_created_at desc, transcription_id desc, start_ms, segment_id"
@@ -57,16 +57,16 @@ const db::Statement kCustomPlans{"search.custom_plans",
 
 // Counting stops at the cap ($5): counting every match of a substring found
 // in most of a large library would cost a scan of all of them.
-const db::Statement kCount{"search.count",
-                           "select count(*) from (select 1 from search_segments " SCRIBE_SEARCH_SCOPE
-                           SCRIBE_SEARCH_MATCH("$6") "limit $5) m"};
+const db::Statement kCount{
+    "search.count",
+    "select count(*) from (select 1 from search_segments " SCRIBE_SEARCH_SCOPE SCRIBE_SEARCH_MATCH("$6") "limit $5) m"};
 // Two-character queries first count their matches among the first $6 rows
 // of the scope. A pair found that often is counted (capped) there and then,
 // and needs no index; any other goes through the bigram index, whose cost
 // grows with the pair's matches, which this bounds.
 const db::Statement kProbe{"search.probe",
-                           "select count(*) from (select 1 from (select text from search_segments "
-                           SCRIBE_SEARCH_SCOPE "limit $6) s where text ilike $2 limit $5) m"};
+                           "select count(*) from (select 1 from (select text from search_segments " SCRIBE_SEARCH_SCOPE
+                           "limit $6) s where text ilike $2 limit $5) m"};
 // "sorted": $5 rows from $6. MATERIALIZED plans the match set on its own,
 // without the LIMIT that would tempt the planner into a walk.
 const db::Statement kSorted{
@@ -81,13 +81,14 @@ const db::Statement kSorted{
 // caller can tell "no more matches" from "budget spent".
 // The inner ORDER BYs repeat the index's order so that the rows stream from
 // the index scan and stop at the LIMIT; the join runs on those rows only.
-const db::Statement kWalk{
-    "search.page_walk",
-    "select " SCRIBE_HIT_COLUMNS ", p.hit, p.rn from (select * from (select segment_id, transcription_id, "
-    "transcription_created_at, start_ms, end_ms, speaker, text, text ilike $2 as hit, "
-    "row_number() over (order by " SCRIBE_SEARCH_ORDER ") as rn from search_segments " SCRIBE_SEARCH_SCOPE
-    "order by " SCRIBE_SEARCH_ORDER " limit $6) w where w.hit or w.rn = $6 order by " SCRIBE_SEARCH_ORDER
-    " limit $5) p join transcriptions t on t.id = p.transcription_id order by p.rn"};
+const db::Statement kWalk{"search.page_walk",
+                          "select " SCRIBE_HIT_COLUMNS
+                          ", p.hit, p.rn from (select * from (select segment_id, transcription_id, "
+                          "transcription_created_at, start_ms, end_ms, speaker, text, text ilike $2 as hit, "
+                          "row_number() over (order by " SCRIBE_SEARCH_ORDER
+                          ") as rn from search_segments " SCRIBE_SEARCH_SCOPE "order by " SCRIBE_SEARCH_ORDER
+                          " limit $6) w where w.hit or w.rn = $6 order by " SCRIBE_SEARCH_ORDER
+                          " limit $5) p join transcriptions t on t.id = p.transcription_id order by p.rn"};
 
 // "walk" over transcription_ids: $1 account, $2 pattern, $3 ids, the first $4
 // matches among the first $5 rows, as kWalk. The ids are put in the spec's
@@ -99,7 +100,8 @@ const db::Statement kWalk{
 // transcriptions.created_at, so the order is the one kSorted uses.
 const db::Statement kWalkIds{
     "search.page_walk_ids",
-    "select " SCRIBE_HIT_COLUMNS ", p.hit, p.rn from (select * from (select s.segment_id, "
+    "select " SCRIBE_HIT_COLUMNS
+    ", p.hit, p.rn from (select * from (select s.segment_id, "
     "t.id as transcription_id, t.created_at as transcription_created_at, s.start_ms, s.end_ms, s.speaker, s.text, "
     "s.text ilike $2 as hit, row_number() over (order by t.created_at desc, t.id desc, s.start_ms, s.segment_id) "
     "as rn from (select id, created_at from transcriptions where id = any($3::bigint[]) and account_id = $1 "
@@ -149,9 +151,8 @@ std::optional<std::string> bigram_of(const std::string& q) {
 // The bigram parameter of the count and sorted statements: `q` when it is
 // two characters long, unless the probe finds it kSearchTotalCap times in the
 // first kProbeRows rows (then `common` is set: the total is the cap).
-std::optional<std::string> bigram_for(pqxx::transaction_base& txn, const SearchQuery& query,
-                                      const std::string& pattern, const std::optional<std::string>& ids,
-                                      bool& common) {
+std::optional<std::string> bigram_for(pqxx::transaction_base& txn, const SearchQuery& query, const std::string& pattern,
+                                      const std::optional<std::string>& ids, bool& common) {
   auto bigram = bigram_of(query.q);
   common = bigram && txn.exec_prepared1(kProbe.name, query.account_id, pattern, ids, query.transcription_id,
                                         limits::kSearchTotalCap, kProbeRows)[0]
@@ -242,16 +243,17 @@ SearchPlans explain_search(pqxx::transaction_base& txn, const SearchQuery& query
   bool probed_common = false;
   const auto bigram = bigram_for(txn, query, like_pattern(query.q), ids, probed_common);
   const std::string bigram_arg = bigram ? txn.quote(*bigram) : "null";
-  return {probed_common ? plan(kProbe.name, common + ", " + std::to_string(limits::kSearchTotalCap) + ", " +
-                                                std::to_string(kProbeRows))
-                        : plan(kCount.name, common + ", " + std::to_string(limits::kSearchTotalCap) + ", " + bigram_arg),
-          use_walk(query, total)
-              ? (ids ? plan(kWalkIds.name, std::to_string(query.account_id) + ", " + txn.quote(like_pattern(query.q)) +
-                                               ", " + txn.quote(*ids) + ", " + std::to_string(wanted + 1) + ", " +
-                                               std::to_string(kWalkBudget))
-                     : plan(kWalk.name, common + ", " + std::to_string(wanted + 1) + ", " + std::to_string(kWalkBudget)))
-              : plan(kSorted.name, common + ", " + std::to_string(query.limit + 1) + ", " +
-                                       std::to_string(query.offset) + ", " + bigram_arg)};
+  return {
+      probed_common ? plan(kProbe.name,
+                           common + ", " + std::to_string(limits::kSearchTotalCap) + ", " + std::to_string(kProbeRows))
+                    : plan(kCount.name, common + ", " + std::to_string(limits::kSearchTotalCap) + ", " + bigram_arg),
+      use_walk(query, total)
+          ? (ids ? plan(kWalkIds.name, std::to_string(query.account_id) + ", " + txn.quote(like_pattern(query.q)) +
+                                           ", " + txn.quote(*ids) + ", " + std::to_string(wanted + 1) + ", " +
+                                           std::to_string(kWalkBudget))
+                 : plan(kWalk.name, common + ", " + std::to_string(wanted + 1) + ", " + std::to_string(kWalkBudget)))
+          : plan(kSorted.name, common + ", " + std::to_string(query.limit + 1) + ", " + std::to_string(query.offset) +
+                                   ", " + bigram_arg)};
 }
 
 Json hit_json(const SearchHit& h, const std::string& public_url) {

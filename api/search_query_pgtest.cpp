@@ -302,8 +302,8 @@ TEST_F(SearchTest, CommonSubstringsWithinTranscriptionIdsPageInTheSpecsOrder) {
         "null, case when g % 10 < 7 then 'the filler ' || g else 'other ' || g end "
         "from transcriptions t, generate_series(1, 1000) g where t.id = $1",
         id, acc);
-  const std::string wanted_ids = "{" + std::to_string(ids[0]) + "," + std::to_string(ids[2]) + "," +
-                                 std::to_string(foreign) + "}";
+  const std::string wanted_ids =
+      "{" + std::to_string(ids[0]) + "," + std::to_string(ids[2]) + "," + std::to_string(foreign) + "}";
   auto reference = [&](int limit, int offset) {
     std::vector<int64_t> out;
     for (const auto& r : txn.exec_params(
@@ -334,9 +334,10 @@ TEST_F(SearchTest, CommonSubstringsWithinTranscriptionIdsPageInTheSpecsOrder) {
   EXPECT_EQ(plans.page.find("Seq Scan on search_segments"), std::string::npos) << plans.page;
   // Matches hidden behind 30,000 newer non-matching rows: the walk's budget
   // runs out and the sorted path answers.
-  txn.exec_params("update search_segments set text = 'other' where transcription_id = $1 and text ilike '%filler%' "
-                  "and start_ms <= 3000",
-                  ids[2]);
+  txn.exec_params(
+      "update search_segments set text = 'other' where transcription_id = $1 and text ilike '%filler%' "
+      "and start_ms <= 3000",
+      ids[2]);
   txn.exec_params(
       "insert into search_segments select -(($1::bigint) * 100000 + 50000 + g), $1, $2, t.created_at, -g, -g + 5, "
       "null, 'nothing here' from transcriptions t, generate_series(1, 30000) g where t.id = $1",
@@ -395,10 +396,10 @@ TEST_F(SearchTest, TwoCharacterQueriesUseTheBigramIndexAndMissNothing) {
   const int64_t id = create(*conn, acc);
   std::vector<Seg> segs;
   const std::vector<std::string> rare = {"Quixotic Zephyrs.", "A café ÉTÉ, déjà vu.", "50% off_now \\ (yes)",
-                                         "Ends with qz", "qz starts here", "x"};
+                                         "Ends with qz",      "qz starts here",       "x"};
   for (int i = 0; i < 3000; ++i)
     segs.push_back({i % 500 < static_cast<int>(rare.size()) ? rare[static_cast<std::size_t>(i % 500)]
-                                                             : "Line " + std::to_string(i) + " about the weather.",
+                                                            : "Line " + std::to_string(i) + " about the weather.",
                     i * 1000});
   complete(*conn, id, segs);
   pqxx::nontransaction(*conn).exec("vacuum analyze search_segments");
@@ -408,8 +409,8 @@ TEST_F(SearchTest, TwoCharacterQueriesUseTheBigramIndexAndMissNothing) {
     int64_t expected = 0;
     {
       pqxx::nontransaction txn(*conn);
-      expected = txn.exec_params1("select count(*) from search_segments where account_id = $1 and text ilike $2",
-                                  acc, like_pattern(q))[0]
+      expected = txn.exec_params1("select count(*) from search_segments where account_id = $1 and text ilike $2", acc,
+                                  like_pattern(q))[0]
                      .as<int64_t>();
     }
     SCOPED_TRACE("q = " + q);
@@ -431,8 +432,7 @@ TEST_F(SearchTest, TwoCharacterQueriesUseTheBigramIndexAndMissNothing) {
   // page walks the ordering index. Neither computes bigrams row by row.
   query.q = "ab";
   plans = explain_search(txn, query, false);
-  for (const std::string& plan : {plans.count, plans.page})
-    EXPECT_EQ(plan.find("bigrams"), std::string::npos) << plan;
+  for (const std::string& plan : {plans.count, plans.page}) EXPECT_EQ(plan.find("bigrams"), std::string::npos) << plan;
   // Longer queries keep the trigram index.
   query.q = "zephyr";
   plans = explain_search(txn, query, false);

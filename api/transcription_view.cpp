@@ -8,17 +8,17 @@
 namespace scribe::api {
 namespace {
 
-#define SCRIBE_TRANSCRIPTION_COLUMNS                                                                          \
+#define SCRIBE_TRANSCRIPTION_COLUMNS                                                                            \
   "id, status, stage, attempt, source, url, upload_id, original_filename, title, language, detected_language, " \
-  "pipeline_code, addons::text, client_reference, callback_url, duration_seconds, billed_seconds, "              \
-  "charge_micros, error::text, " SCRIBE_SQL_ISO_MS("created_at") ", "                                         \
-  SCRIBE_SQL_ISO_MS("processing_started_at") ", " SCRIBE_SQL_ISO_MS("completed_at") ", "                      \
-  SCRIBE_SQL_ISO_MS("quote_expires_at")
+  "pipeline_code, addons::text, client_reference, callback_url, duration_seconds, billed_seconds, "             \
+  "charge_micros, error::text, " SCRIBE_SQL_ISO_MS("created_at") ", " SCRIBE_SQL_ISO_MS(                        \
+      "processing_started_at") ", " SCRIBE_SQL_ISO_MS("completed_at") ", " SCRIBE_SQL_ISO_MS("quote_expires_at")
 
-const db::Statement kOne{"transcriptions.view_one",
-                         "select " SCRIBE_TRANSCRIPTION_COLUMNS " from transcriptions where id = $1 and account_id = $2"};
+const db::Statement kOne{"transcriptions.view_one", "select " SCRIBE_TRANSCRIPTION_COLUMNS
+                                                    " from transcriptions where id = $1 and account_id = $2"};
 const db::Statement kPage{"transcriptions.view_page",
-                          "select " SCRIBE_TRANSCRIPTION_COLUMNS " from transcriptions where account_id = $1 "
+                          "select " SCRIBE_TRANSCRIPTION_COLUMNS
+                          " from transcriptions where account_id = $1 "
                           "and ($2::bigint is null or id < $2) and ($3::text is null or client_reference = $3) "
                           "and (not $4 or api) order by id desc limit $5"};
 

@@ -68,8 +68,8 @@ std::optional<Row> load(pqxx::connection& conn, const std::string& id) {
 
 void insert(pqxx::connection& conn, const Row& row) {
   pqxx::nontransaction txn(conn);
-  txn.exec_prepared(kInsert.name, row.id, row.account_id, row.kind, row.filename, row.content_type,
-                    row.declared_size, row.received_bytes, row.resume_token_hash, row.expires_unix);
+  txn.exec_prepared(kInsert.name, row.id, row.account_id, row.kind, row.filename, row.content_type, row.declared_size,
+                    row.received_bytes, row.resume_token_hash, row.expires_unix);
 }
 
 void set_received(pqxx::connection& conn, const std::string& id, int64_t received_bytes) {

@@ -55,7 +55,8 @@ TEST(WaitRegistry, TenThousandWaitersNeedNoThreadEach) {
   WaitRegistry reg;
   std::atomic<int> woken{0}, timed_out{0};
   auto far = WaitRegistry::Clock::now() + 60s;
-  for (int i = 0; i < 10000; ++i) reg.add("t" + std::to_string(i % 100), far, [&](bool t) { (t ? timed_out : woken)++; });
+  for (int i = 0; i < 10000; ++i)
+    reg.add("t" + std::to_string(i % 100), far, [&](bool t) { (t ? timed_out : woken)++; });
   EXPECT_EQ(reg.size(), 10000u);
   for (int i = 0; i < 50; ++i) reg.notify("t" + std::to_string(i));
   EXPECT_EQ(woken.load(), 5000);

@@ -16,11 +16,12 @@ namespace {
 const db::Statement kAccountIds{"audit.account_ids",
                                 "select distinct substr(stream_id, 9)::bigint from events "
                                 "where stream_id like 'account-%' order by 1"};
-const db::Statement kProjected{"audit.projected",
-                               "select a.balance_micros, (select balance_after_micros from wallet_ledger l "
-                               "where l.account_id = a.id order by event_position desc limit 1), "
-                               "(select count(*) from wallet_ledger l where l.account_id = a.id), a.held_micros, a.open_holds "
-                               "from accounts a where a.id = $1"};
+const db::Statement kProjected{
+    "audit.projected",
+    "select a.balance_micros, (select balance_after_micros from wallet_ledger l "
+    "where l.account_id = a.id order by event_position desc limit 1), "
+    "(select count(*) from wallet_ledger l where l.account_id = a.id), a.held_micros, a.open_holds "
+    "from accounts a where a.id = $1"};
 const db::Statement kKeySpend{"audit.key_spend",
                               "select s.key_id, to_char(s.month, 'YYYY-MM'), s.settled_micros, s.held_micros "
                               "from key_monthly_spend s join api_keys k on k.id = s.key_id where k.account_id = $1"};
@@ -120,17 +121,17 @@ int audit(int argc, char** argv) {
     }
     if (res[0][3].as<int64_t>() != state.held() ||
         res[0][4].as<int64_t>() != static_cast<int64_t>(state.open_holds.size())) {
-      std::cout << "account " << id << ": open holds from events " << state.open_holds.size() << " of "
-                << state.held() << " micro-USD, accounts projection " << res[0][4].as<int64_t>() << " of "
-                << res[0][3].as<int64_t>() << "\n";
+      std::cout << "account " << id << ": open holds from events " << state.open_holds.size() << " of " << state.held()
+                << " micro-USD, accounts projection " << res[0][4].as<int64_t>() << " of " << res[0][3].as<int64_t>()
+                << "\n";
       ++differences;
     }
     int64_t ledger_rows = res[0][2].as<int64_t>();
     int64_t ledger_balance = res[0][1].is_null() ? 0 : res[0][1].as<int64_t>();
     if (ledger_rows != money_events || ledger_balance != at_checkpoint.balance) {
-      std::cout << "account " << id << ": wallet_ledger has " << ledger_rows << " entries ending at "
-                << ledger_balance << ", the events up to its checkpoint have " << money_events
-                << " money events ending at " << at_checkpoint.balance << "\n";
+      std::cout << "account " << id << ": wallet_ledger has " << ledger_rows << " entries ending at " << ledger_balance
+                << ", the events up to its checkpoint have " << money_events << " money events ending at "
+                << at_checkpoint.balance << "\n";
       ++differences;
     }
     differences += audit_key_spend(txn, id, state);

@@ -30,9 +30,9 @@ int lm(int argc, char** argv) {
   auto a = speech::read_sphinx_trie(base);
   auto b = speech::read_arpa(other);
   auto mixed = speech::interpolate(a, b, *weight);
-  std::cerr << "mixed " << base << " (" << a.count(1) << " words) with " << other << " ("
-            << b.count(1) << " words) at " << *weight << ": " << mixed.count(1) << " words, " << mixed.count(2)
-            << " bigrams, " << mixed.count(3) << " trigrams\n";
+  std::cerr << "mixed " << base << " (" << a.count(1) << " words) with " << other << " (" << b.count(1) << " words) at "
+            << *weight << ": " << mixed.count(1) << " words, " << mixed.count(2) << " bigrams, " << mixed.count(3)
+            << " trigrams\n";
   if (std::filesystem::path(out).extension() == ".arpa") {
     speech::write_arpa(mixed, out);
     return 0;

@@ -192,7 +192,8 @@ class Housekeeping {
         int uploads = 0, keys = 0;
         for (int n = -1; n != 0 && uploads < 100'000;) uploads += n = api::uploads::sweep_expired(*conn, kGraceSeconds);
         for (int n = -1; n != 0 && keys < 1'000'000;) keys += n = api::Idempotency::purge_expired(*conn);
-        if (uploads + keys > 0) log::info("housekeeping", {{"expired_uploads", uploads}, {"expired_idempotency_keys", keys}});
+        if (uploads + keys > 0)
+          log::info("housekeeping", {{"expired_uploads", uploads}, {"expired_idempotency_keys", keys}});
       } catch (const std::exception& e) {
         conn.reset();
         log::warn("housekeeping failed", {{"error", e.what()}});
@@ -264,13 +265,15 @@ int serve(int argc, char** argv) {
       cfg.listen_host, cfg.listen_port, cfg.io_threads, limits::kMaxJsonBodyBytes,
       [&](api::Request req, api::Responder respond) { app.dispatch(std::move(req), std::move(respond)); },
       [&](const api::Request& req, const Error& err) { return app.render_error(req, err); });
-  server.set_streaming([&](const std::string& method, const std::string& target) { return app.streams(method, target); },
-                       [&](api::Request head, std::function<void(api::StreamPlan)> done) {
-                         app.prepare_stream(std::move(head), std::move(done));
-                       });
+  server.set_streaming(
+      [&](const std::string& method, const std::string& target) { return app.streams(method, target); },
+      [&](api::Request head, std::function<void(api::StreamPlan)> done) {
+        app.prepare_stream(std::move(head), std::move(done));
+      });
   // The bound port (with --port 0), for absolute-form targets naming the listener.
   services.config.listen_port = server.port();
-  if (!cfg.public_url_given) services.config.public_url = "http://" + cfg.listen_host + ":" + std::to_string(server.port());
+  if (!cfg.public_url_given)
+    services.config.public_url = "http://" + cfg.listen_host + ":" + std::to_string(server.port());
 
   std::unique_ptr<api::MetricsListener> metrics;
   if (!metrics_disabled(cfg.metrics_addr)) {

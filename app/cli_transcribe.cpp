@@ -26,12 +26,13 @@ int transcribe(int argc, char** argv) {
   std::atomic<bool> cancelled{false};
   const auto work = std::filesystem::temp_directory_path() / "scribe-transcribe";
   auto r = speech::transcribe(engines,
-                                {args.positional[0], args.get("language").value_or("auto"), std::nullopt, work.string()},
-                                nullptr, cancelled);
+                              {args.positional[0], args.get("language").value_or("auto"), std::nullopt, work.string()},
+                              nullptr, cancelled);
   if (args.flag("text")) {
     for (const auto& s : r.sentences)
       std::cout << "[" << s.start << "-" << s.end << "] "
-                << (s.speaker ? transcript::speaker_label(*s.speaker) : std::string("Unknown")) << ": " << s.text << "\n";
+                << (s.speaker ? transcript::speaker_label(*s.speaker) : std::string("Unknown")) << ": " << s.text
+                << "\n";
     std::cerr << r.duration_seconds << " s, " << r.pieces << " pieces, " << r.speech_seconds << " s of speech, "
               << r.speakers << " speakers, frequency warp " << r.voice.frequency_warp << "\n";
     return 0;

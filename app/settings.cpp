@@ -39,7 +39,8 @@ bool is_http_url(const std::string& v) { return v.rfind("http://", 0) == 0 || v.
 
 Apply http_url(std::function<void(Settings&, const std::string&)> set) {
   return [=](Settings& s, const std::string& v) {
-    if (!is_http_url(v) || v.find_first_of(" \t") != std::string::npos) throw std::invalid_argument("not an http(s) URL");
+    if (!is_http_url(v) || v.find_first_of(" \t") != std::string::npos)
+      throw std::invalid_argument("not an http(s) URL");
     set(s, v);
   };
 }
@@ -91,8 +92,8 @@ std::vector<SettingSpec> make_specs() {
   t.push_back({"SCRIBE_RATE_LIMIT_PER_MINUTE", "rate-limit", "server", "requests per minute per API key",
                between(1, 100'000'000), std::to_string(limits::kRequestsPerMinute), false,
                integer(1, 100'000'000, [](Settings& s, int v) { s.server.rate_limit_per_minute = v; })});
-  t.push_back({"SCRIBE_LOG_LEVEL", "log-level", "server", "least severe log level written", "debug, info, warn or error",
-               "info", false, [](Settings& s, const std::string& v) {
+  t.push_back({"SCRIBE_LOG_LEVEL", "log-level", "server", "least severe log level written",
+               "debug, info, warn or error", "info", false, [](Settings& s, const std::string& v) {
                  if (v != "debug" && v != "info" && v != "warn" && v != "error")
                    throw std::invalid_argument("not a log level");
                  s.server.log_level = v;
@@ -109,7 +110,8 @@ std::vector<SettingSpec> make_specs() {
                }});
   t.push_back({"SCRIBE_HOUSEKEEPING_SECONDS", "housekeeping-seconds", "server",
                "how often expired unfinished uploads and idempotency entries older than 24 h are deleted; 0 for never",
-               between(0, 86400), "600", false, integer(0, 86400, [](Settings& s, int v) { s.housekeeping_seconds = v; })});
+               between(0, 86400), "600", false,
+               integer(0, 86400, [](Settings& s, int v) { s.housekeeping_seconds = v; })});
   // --- storage ------------------------------------------------------------
   t.push_back({"SCRIBE_DATA_DIR", "data-dir", "storage", "folder under which objects and scratch files go by default",
                "a folder path", "data", false, text([](Settings& s, const std::string& v) { s.data_dir = v; })});
@@ -119,7 +121,8 @@ std::vector<SettingSpec> make_specs() {
   t.push_back({"SCRIBE_WORK_DIR", "work-dir", "storage",
                "scratch space: upload bodies while they arrive (staging/) and fetched media (media/); best on the "
                "object store's file system, so finishing an upload is a rename",
-               "a folder path", "<data dir>/work", false, text([](Settings& s, const std::string& v) { s.work_dir = v; })});
+               "a folder path", "<data dir>/work", false,
+               text([](Settings& s, const std::string& v) { s.work_dir = v; })});
   // --- outbound -----------------------------------------------------------
   t.push_back({"SCRIBE_ALLOW_PRIVATE_URLS", "allow-private-urls", "outbound",
                "let media links, callbacks and webhooks reach loopback and private hosts (local testing only)",
@@ -138,8 +141,8 @@ std::vector<SettingSpec> make_specs() {
                  }
                }});
   t.push_back({"SCRIBE_OUTBOUND_CA_FILE", "outbound-ca-file", "outbound",
-               "CA bundle trusted for outbound HTTPS instead of the system's", "a readable file", "(the system's)", false,
-               [](Settings& s, const std::string& v) {
+               "CA bundle trusted for outbound HTTPS instead of the system's", "a readable file", "(the system's)",
+               false, [](Settings& s, const std::string& v) {
                  if (!std::ifstream(v)) throw std::invalid_argument("cannot be read");
                  s.outbound.ca_file = v;
                }});
@@ -148,10 +151,10 @@ std::vector<SettingSpec> make_specs() {
                media.ytdlp, false, text([](Settings& s, const std::string& v) { s.media.ytdlp = v; })});
   t.push_back({"SCRIBE_FFPROBE", "ffprobe", "media", "ffprobe program that measures media", "a program name or path",
                media.ffprobe, false, text([](Settings& s, const std::string& v) { s.media.ffprobe = v; })});
-  t.push_back({"SCRIBE_MEDIA_DOWNLOAD_TIMEOUT_SECONDS", "media-download-timeout-seconds", "media",
-               "longest download of a media link by a worker", between(1, 86400),
-               seconds_text(media.download.total_timeout), false,
-               integer(1, 86400, [](Settings& s, int v) { s.media.download.total_timeout = std::chrono::seconds(v); })});
+  t.push_back(
+      {"SCRIBE_MEDIA_DOWNLOAD_TIMEOUT_SECONDS", "media-download-timeout-seconds", "media",
+       "longest download of a media link by a worker", between(1, 86400), seconds_text(media.download.total_timeout),
+       false, integer(1, 86400, [](Settings& s, int v) { s.media.download.total_timeout = std::chrono::seconds(v); })});
   t.push_back({"SCRIBE_YTDLP_TIMEOUT_SECONDS", "ytdlp-timeout-seconds", "media", "longest yt-dlp run",
                between(1, 86400), seconds_text(media.ytdlp_timeout), false,
                integer(1, 86400, [](Settings& s, int v) { s.media.ytdlp_timeout = std::chrono::seconds(v); })});
@@ -167,14 +170,14 @@ std::vector<SettingSpec> make_specs() {
                  s.pocketsphinx.profile = v;
                }});
   t.push_back({"SCRIBE_POCKETSPHINX_MODEL_DIR", "pocketsphinx-model-dir", "speech",
-               "PocketSphinx model folder (en-us/, cmudict-en-us.dict, en-us.lm.bin)", "a folder path", sphinx.model_dir,
-               false, text([](Settings& s, const std::string& v) { s.pocketsphinx.model_dir = v; })});
+               "PocketSphinx model folder (en-us/, cmudict-en-us.dict, en-us.lm.bin)", "a folder path",
+               sphinx.model_dir, false, text([](Settings& s, const std::string& v) { s.pocketsphinx.model_dir = v; })});
   t.push_back({"SCRIBE_POCKETSPHINX_LM", "pocketsphinx-lm", "speech", "language model file (e.g. from `scribe lm`)",
                "a file path", "<model dir>/en-us.lm.bin", false,
                text([](Settings& s, const std::string& v) { s.pocketsphinx.language_model = v; })});
   t.push_back({"SCRIBE_POCKETSPHINX_ARGS", "pocketsphinx-args", "speech",
-               "extra decoder arguments, replacing the profile's of the same name",
-               "space-separated -name value pairs", "(none)", false, [](Settings& s, const std::string& v) {
+               "extra decoder arguments, replacing the profile's of the same name", "space-separated -name value pairs",
+               "(none)", false, [](Settings& s, const std::string& v) {
                  auto words = split_words(v);
                  for (std::size_t i = 0; i < words.size(); i += 2)
                    if (words[i].size() < 2 || words[i][0] != '-' || i + 1 == words.size())
@@ -231,10 +234,11 @@ std::vector<SettingSpec> make_specs() {
   t.push_back({"SCRIBE_WEBHOOK_POLL_MS", "webhook-poll-ms", "webhooks", "idle wait of a sender when no event wakes it",
                between(10, 600'000), ms_text(webhooks.poll), false,
                integer(10, 600'000, [](Settings& s, int v) { s.webhooks.poll = std::chrono::milliseconds(v); })});
-  t.push_back({"SCRIBE_WEBHOOK_LEASE_SECONDS", "webhook-lease-seconds", "webhooks",
-               "a crashed sender's delivery is retried after this; longer than one attempt",
-               between(min_webhook_lease, 86400), seconds_text(webhooks.lease), false,
-               integer(min_webhook_lease, 86400, [](Settings& s, int v) { s.webhooks.lease = std::chrono::seconds(v); })});
+  t.push_back(
+      {"SCRIBE_WEBHOOK_LEASE_SECONDS", "webhook-lease-seconds", "webhooks",
+       "a crashed sender's delivery is retried after this; longer than one attempt", between(min_webhook_lease, 86400),
+       seconds_text(webhooks.lease), false,
+       integer(min_webhook_lease, 86400, [](Settings& s, int v) { s.webhooks.lease = std::chrono::seconds(v); })});
   return t;
 }
 
@@ -246,7 +250,8 @@ void derive(Settings& s) {
   if (s.work_dir.empty()) s.work_dir = (std::filesystem::path(s.data_dir) / "work").string();
   s.worker.work_dir = s.work_dir;
   s.pocketsphinx.vtln = s.pocketsphinx_vtln.value_or(speech::find_speech_profile(s.pocketsphinx.profile)->vtln);
-  if (s.openai_asr.languages.empty()) s.openai_asr.languages = speech::parse_asr_languages(speech::kDefaultOpenAiAsrLanguages);
+  if (s.openai_asr.languages.empty())
+    s.openai_asr.languages = speech::parse_asr_languages(speech::kDefaultOpenAiAsrLanguages);
 }
 
 // What a derived default came to, for `scribe config`.
@@ -287,10 +292,14 @@ std::map<std::string, std::string> read_file(const std::string& path) {
 
 const char* source_name(Source s) {
   switch (s) {
-    case Source::kDefault: return "default";
-    case Source::kFile: return "file";
-    case Source::kEnvironment: return "environment";
-    case Source::kFlag: return "flag";
+    case Source::kDefault:
+      return "default";
+    case Source::kFile:
+      return "file";
+    case Source::kEnvironment:
+      return "environment";
+    case Source::kFlag:
+      return "flag";
   }
   return "?";
 }
@@ -350,7 +359,8 @@ LoadedSettings load_settings(const SettingSources& src) {
   }
   derive(out.settings);
   for (auto& v : out.values)
-    if (v.source == Source::kDefault && !v.text.empty() && v.text[0] == '<') v.text = derived_text(v.spec->name, out.settings);
+    if (v.source == Source::kDefault && !v.text.empty() && v.text[0] == '<')
+      v.text = derived_text(v.spec->name, out.settings);
   return out;
 }
 
@@ -381,8 +391,8 @@ std::string settings_help() {
   std::string group;
   for (const auto& s : setting_specs()) {
     if (s.group != group) out << "\n" << (group = s.group) << ":\n";
-    out << "  --" << s.flag << " (" << s.name << ", default " << s.default_text << ")\n      " << s.meaning
-        << "; " << s.allowed << "\n";
+    out << "  --" << s.flag << " (" << s.name << ", default " << s.default_text << ")\n      " << s.meaning << "; "
+        << s.allowed << "\n";
   }
   return out.str();
 }

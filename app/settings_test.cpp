@@ -67,9 +67,8 @@ TEST(Settings, DefaultsAreTheComponentsOwn) {
 TEST(Settings, FlagBeatsEnvironmentBeatsFileBeatsDefault) {
   const std::string file = temp_file(
       "# a comment\n\nSCRIBE_PORT = 7000\nSCRIBE_IO_THREADS=3\nSCRIBE_DB_POOL=5\nSCRIBE_ALLOW_PRIVATE_URLS=yes\n");
-  SettingSources src{{{"SCRIBE_CONFIG", file}, {"SCRIBE_PORT", "7100"}, {"SCRIBE_IO_THREADS", "4"}},
-                     {{"port", "7200"}},
-                     std::nullopt};
+  SettingSources src{
+      {{"SCRIBE_CONFIG", file}, {"SCRIBE_PORT", "7100"}, {"SCRIBE_IO_THREADS", "4"}}, {{"port", "7200"}}, std::nullopt};
   const auto l = load_settings(src);
   EXPECT_EQ(l.file, file);
   EXPECT_EQ(l.settings.server.listen_port, 7200);
@@ -93,14 +92,17 @@ TEST(Settings, EmptyEnvironmentVariableCountsAsUnset) {
 }
 
 TEST(Settings, DerivedValuesFollowTheirSources) {
-  const auto s = load_env({{"SCRIBE_DATA_DIR", "/srv/scribe"}, {"SCRIBE_LISTEN_HOST", "0.0.0.0"},
-                           {"SCRIBE_PORT", "9000"}, {"SCRIBE_SPEECH_PROFILE", "live"}})
+  const auto s = load_env({{"SCRIBE_DATA_DIR", "/srv/scribe"},
+                           {"SCRIBE_LISTEN_HOST", "0.0.0.0"},
+                           {"SCRIBE_PORT", "9000"},
+                           {"SCRIBE_SPEECH_PROFILE", "live"}})
                      .settings;
   EXPECT_EQ(s.object_store_dir, "/srv/scribe/objects");
   EXPECT_EQ(s.work_dir, "/srv/scribe/work");
   EXPECT_EQ(s.server.public_url, "http://0.0.0.0:9000");
   EXPECT_FALSE(s.pocketsphinx.vtln);  // the live profile's choice
-  EXPECT_TRUE(load_env({{"SCRIBE_SPEECH_PROFILE", "live"}, {"SCRIBE_POCKETSPHINX_VTLN", "1"}}).settings.pocketsphinx.vtln);
+  EXPECT_TRUE(
+      load_env({{"SCRIBE_SPEECH_PROFILE", "live"}, {"SCRIBE_POCKETSPHINX_VTLN", "1"}}).settings.pocketsphinx.vtln);
   const auto given = load_env({{"SCRIBE_PUBLIC_URL", "https://scribe.example"}}).settings.server;
   EXPECT_EQ(given.public_url, "https://scribe.example");
   EXPECT_TRUE(given.public_url_given);

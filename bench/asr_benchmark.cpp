@@ -344,10 +344,10 @@ void librivox(EnginePool& pool, const std::string& work) {
   }
   double wer = words ? 100.0 * errors / words : 0;
   std::cout << "  total WER " << std::setprecision(1) << wer << "% over " << words << " words\n";
-  const auto speed = scribe::bench::report_speed(std::cout, audio, cpu, took,
-                                                 scribe::bench::run_speech_reference(files, work));
-  Json j{{"bench", "asr"}, {"part", "librivox"}, {"wer_percent", wer}, {"words", words},
-         {"audio_seconds", audio}, {"rtf", took / std::max(audio, 1e-9)}};
+  const auto speed =
+      scribe::bench::report_speed(std::cout, audio, cpu, took, scribe::bench::run_speech_reference(files, work));
+  Json j{{"bench", "asr"}, {"part", "librivox"},     {"wer_percent", wer},
+         {"words", words}, {"audio_seconds", audio}, {"rtf", took / std::max(audio, 1e-9)}};
   j.update(speed);
   std::cout << j.dump() << "\n";
 }
@@ -358,8 +358,8 @@ void librivox(EnginePool& pool, const std::string& work) {
 // clip each, spoken by flite's slt, rms and awb in turn, each voice under each
 // of four conditions: clean; slower (tempo 0.9) with reverb; low pink noise
 // and a 64 kbit/s MP3 round trip; a soft onset (a logarithmic 1 s fade-in,
-// so the first word is 10-20 dB quieter) and the MP3 round trip. Plus the real recordings of pocketsphinx-testdata other than
-// LibriVox that have transcripts: cards/001-005 and goforward.raw.
+// so the first word is 10-20 dB quieter) and the MP3 round trip. Plus the real recordings of pocketsphinx-testdata
+// other than LibriVox that have transcripts: cards/001-005 and goforward.raw.
 const char* kTuningSentences[] = {
     "The old mill stood at the bend of the river, and nobody had ground corn there for many years.",
     "She folded the letter twice and placed it carefully in the drawer beneath her gloves.",
@@ -463,15 +463,22 @@ void tuning(EnginePool& pool, const std::string& work) {
     run("flite -voice " + std::string(voices[i % 3]) + " -t \"" + kTuningSentences[i] + "\" -o " + base + ".flite.wav");
     run("sox -R " + base + ".flite.wav -r 16000 -c 1 -b 16 " + base + ".s.wav pad 0.3 0.5");
     const std::string mp3 = "ffmpeg -nostdin -y -loglevel error -i " + base + ".m.wav -b:a 64k " + base +
-                            ".mp3 && ffmpeg -nostdin -y -loglevel error -i " + base + ".mp3 -ar 16000 -ac 1 " + base + ".wav";
+                            ".mp3 && ffmpeg -nostdin -y -loglevel error -i " + base + ".mp3 -ar 16000 -ac 1 " + base +
+                            ".wav";
     switch (condition) {
-      case 0: run("cp " + base + ".s.wav " + base + ".wav"); break;
-      case 1: run("sox -R " + base + ".s.wav " + base + ".wav tempo 0.9 reverb 30 50 40 channels 1"); break;
+      case 0:
+        run("cp " + base + ".s.wav " + base + ".wav");
+        break;
+      case 1:
+        run("sox -R " + base + ".s.wav " + base + ".wav tempo 0.9 reverb 30 50 40 channels 1");
+        break;
       case 2:
         run("sox -R -n -r 16000 -c 1 -b 16 " + base + ".n.wav synth $(soxi -D " + base + ".s.wav) pinknoise vol 0.02");
         run("sox -R -m " + base + ".s.wav " + base + ".n.wav " + base + ".m.wav && " + mp3);
         break;
-      default: run("sox -R " + base + ".s.wav " + base + ".m.wav fade l 1.0 && " + mp3); break;
+      default:
+        run("sox -R " + base + ".s.wav " + base + ".m.wav fade l 1.0 && " + mp3);
+        break;
     }
     clips.push_back({base + ".wav", kTuningSentences[i], {conditions[condition], "flite"}});
   }
@@ -659,7 +666,8 @@ void dialogue(EnginePool& pool, const std::string& work, const std::string& file
   for (const auto& s : r.sentences)
     for (const auto& w : s.words) {
       double mid = (w.start + w.end) / 2;
-      auto it = std::find_if(turns.begin(), turns.end(), [&](const Turn& t) { return mid >= t.start - 0.3 && mid <= t.end + 0.3; });
+      auto it = std::find_if(turns.begin(), turns.end(),
+                             [&](const Turn& t) { return mid >= t.start - 0.3 && mid <= t.end + 0.3; });
       if (it == turns.end()) continue;
       ++counted;
       if (!s.speaker) {
@@ -686,9 +694,13 @@ void dialogue(EnginePool& pool, const std::string& work, const std::string& file
             << std::setprecision(1) << "  WER " << wer << "%, speakers found " << r.speakers << " (3 speak), "
             << "attribution " << attribution << "% of " << counted << " words (" << unattributed
             << " unattributed), RTF " << std::setprecision(3) << took / r.duration_seconds << "\n";
-  Json j{{"bench", "asr"},          {"part", "dialogue"},    {"wer_percent", wer},
-         {"speakers_found", r.speakers}, {"attribution_percent", attribution},
-         {"words", counted},        {"audio_seconds", r.duration_seconds},
+  Json j{{"bench", "asr"},
+         {"part", "dialogue"},
+         {"wer_percent", wer},
+         {"speakers_found", r.speakers},
+         {"attribution_percent", attribution},
+         {"words", counted},
+         {"audio_seconds", r.duration_seconds},
          {"rtf", took / r.duration_seconds}};
   j.update(scribe::bench::report_speed(std::cout, r.duration_seconds, cpu, took,
                                        scribe::bench::run_speech_reference({file}, work)));
@@ -715,12 +727,16 @@ void rtf(EnginePool& pool, const std::string& work, const std::string& file, dou
   auto r = transcribe_file(pool, file, work);
   const double cpu = meter.seconds();
   double took = scribe::bench::seconds_since(t0);
-  std::cout << std::fixed << "Real-time factor, " << std::setprecision(0) << minutes << "-minute file: " << std::setprecision(3) << took / r.duration_seconds
-            << " (" << std::setprecision(1) << took << " s for " << r.duration_seconds << " s, "
-            << pool.factory().parallelism() << " decoding threads, " << r.pieces << " pieces, "
-            << r.speech_seconds << " s of speech)\n";
-  Json j{{"bench", "asr"},          {"part", "rtf"},   {"minutes", minutes},
-         {"rtf", took / r.duration_seconds}, {"seconds", took}, {"threads", pool.factory().parallelism()},
+  std::cout << std::fixed << "Real-time factor, " << std::setprecision(0) << minutes
+            << "-minute file: " << std::setprecision(3) << took / r.duration_seconds << " (" << std::setprecision(1)
+            << took << " s for " << r.duration_seconds << " s, " << pool.factory().parallelism()
+            << " decoding threads, " << r.pieces << " pieces, " << r.speech_seconds << " s of speech)\n";
+  Json j{{"bench", "asr"},
+         {"part", "rtf"},
+         {"minutes", minutes},
+         {"rtf", took / r.duration_seconds},
+         {"seconds", took},
+         {"threads", pool.factory().parallelism()},
          {"audio_seconds", r.duration_seconds}};
   j.update(scribe::bench::report_speed(std::cout, r.duration_seconds, cpu, took,
                                        scribe::bench::run_speech_reference({file}, work)));
@@ -741,11 +757,16 @@ void memory(const std::string& self, const std::string& file, double hours) {
   double took = scribe::bench::seconds_since(t0);
   double mib = usage.ru_maxrss / 1024.0;
   const double cpu_per = scribe::bench::cpu_seconds_of(usage) / (hours * 3600);
-  std::cout << std::fixed << "Peak memory, " << std::setprecision(1) << hours << "-hour file: " << std::setprecision(0) << mib << " MiB (exit "
-            << WEXITSTATUS(status) << ", " << took << " s, RTF " << std::setprecision(3) << took / (hours * 3600)
-            << ", " << cpu_per << " CPU s per audio s, no reference run)\n";
-  std::cout << Json{{"bench", "asr"}, {"part", "memory"}, {"hours", hours}, {"peak_rss_mib", mib},
-                    {"seconds", took}, {"exit", WEXITSTATUS(status)}, {"cpu_per_audio_second", cpu_per}}
+  std::cout << std::fixed << "Peak memory, " << std::setprecision(1) << hours << "-hour file: " << std::setprecision(0)
+            << mib << " MiB (exit " << WEXITSTATUS(status) << ", " << took << " s, RTF " << std::setprecision(3)
+            << took / (hours * 3600) << ", " << cpu_per << " CPU s per audio s, no reference run)\n";
+  std::cout << Json{{"bench", "asr"},
+                    {"part", "memory"},
+                    {"hours", hours},
+                    {"peak_rss_mib", mib},
+                    {"seconds", took},
+                    {"exit", WEXITSTATUS(status)},
+                    {"cpu_per_audio_second", cpu_per}}
                    .dump()
             << "\n";
 }

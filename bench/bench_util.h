@@ -124,8 +124,11 @@ inline Json machine_info(std::ostream& out = std::cout) {
   std::ostringstream loads;
   loads << load[0] << " " << load[1] << " " << load[2];
   out << "machine: " << model << ", " << cores << " cores, load average " << loads.str() << ", " << kernel << "\n";
-  Json j{{"bench", "machine"}, {"cpu_model", model}, {"cores", cores},
-         {"load_average", {load[0], load[1], load[2]}}, {"kernel", kernel}};
+  Json j{{"bench", "machine"},
+         {"cpu_model", model},
+         {"cores", cores},
+         {"load_average", {load[0], load[1], load[2]}},
+         {"kernel", kernel}};
   out << j.dump() << "\n" << std::flush;
   return j;
 }

@@ -105,8 +105,8 @@ void writer(const Config& cfg, const eventstore::EventStore& store, int index, s
       }
       try {
         if (cfg.path == "grouped") {
-          store.append_and_commit(
-              *conn, {{prefix + std::to_string(stream_no), eventstore::ExpectedVersion::exact(version), std::move(events)}});
+          store.append_and_commit(*conn, {{prefix + std::to_string(stream_no),
+                                           eventstore::ExpectedVersion::exact(version), std::move(events)}});
         } else {
           pqxx::work txn(*conn);
           store.append(txn, prefix + std::to_string(stream_no), eventstore::ExpectedVersion::exact(version),
@@ -195,8 +195,7 @@ int main() {
     std::cout << "event append benchmark: " << measure_s << " s per configuration (+" << warmup_s
               << " s warm-up), exact expected version, one connection per writer, notify after commit\n\n";
     std::cout << std::left << std::setw(13) << "path" << std::setw(9) << "writers" << std::setw(15) << "events/append"
-              << std::right
-              << std::setw(12) << "appends/s" << std::setw(12) << "events/s" << std::setw(10) << "p50 ms"
+              << std::right << std::setw(12) << "appends/s" << std::setw(12) << "events/s" << std::setw(10) << "p50 ms"
               << std::setw(10) << "p99 ms" << std::setw(10) << "max ms" << std::setw(14) << "appends/txn"
               << "\n";
     std::vector<std::string> json_lines;
@@ -210,15 +209,14 @@ int main() {
       Row r = run_config(cfg, store);
       auto after = eventstore::EventStore::group_commit_stats();
       // Units per transaction over the whole configuration (warm-up too).
-      const double per_txn = path == "grouped" && after.batches > before.batches
-                                 ? static_cast<double>(after.units - before.units) /
-                                       static_cast<double>(after.batches - before.batches)
-                                 : 1.0;
+      const double per_txn =
+          path == "grouped" && after.batches > before.batches
+              ? static_cast<double>(after.units - before.units) / static_cast<double>(after.batches - before.batches)
+              : 1.0;
       std::cout << std::left << std::setw(13) << path << std::setw(9) << r.writers << std::setw(15) << r.batch
-                << std::right << std::fixed
-                << std::setprecision(0) << std::setw(12) << r.appends_per_s << std::setw(12) << r.events_per_s
-                << std::setprecision(2) << std::setw(10) << r.p50 << std::setw(10) << r.p99 << std::setw(10) << r.max
-                << std::setw(14) << per_txn << std::endl;
+                << std::right << std::fixed << std::setprecision(0) << std::setw(12) << r.appends_per_s << std::setw(12)
+                << r.events_per_s << std::setprecision(2) << std::setw(10) << r.p50 << std::setw(10) << r.p99
+                << std::setw(10) << r.max << std::setw(14) << per_txn << std::endl;
       scribe::Json j = {{"bench", "event_append"},
                         {"label", label},
                         {"notify", "after_commit"},

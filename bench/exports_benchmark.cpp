@@ -60,9 +60,10 @@ namespace tr = scribe::transcript;
 api::TranscriptRows synthesize(std::size_t n_words) {
   std::mt19937 rng(12);
   static const std::vector<std::string> vocab = {
-      "the", "budget", "library", "we", "need", "about", "two", "million", "dollars", "for", "building", "and",
-      "books", "children", "town", "reading", "room", "meeting", "weekly", "welcome", "good", "morning", "everyone",
-      "a", "bigger", "of", "next", "year", "talk", "would", "like", "to", "please", "tell", "us", "how", "much"};
+      "the",      "budget",  "library",  "we",       "need",   "about",   "two",  "million", "dollars", "for",
+      "building", "and",     "books",    "children", "town",   "reading", "room", "meeting", "weekly",  "welcome",
+      "good",     "morning", "everyone", "a",        "bigger", "of",      "next", "year",    "talk",    "would",
+      "like",     "to",      "please",   "tell",     "us",     "how",     "much"};
   api::TranscriptRows s;
   int64_t clock = 0;
   int speaker = 0;
@@ -182,18 +183,18 @@ Result time_case(int runs, const std::function<std::string()>& f, long backend_p
 
 void report(const std::string& name, const Result& r, std::size_t words, std::size_t segments) {
   std::cout << std::left << std::setw(44) << name << std::right << std::fixed << std::setprecision(1) << std::setw(8)
-            << r.p50_ms << " ms p50" << std::setw(8) << r.max_ms << " ms max" << std::setw(8) << r.cpu_ms
-            << " ms cpu";
+            << r.p50_ms << " ms p50" << std::setw(8) << r.max_ms << " ms max" << std::setw(8) << r.cpu_ms << " ms cpu";
   if (r.db_cpu_ms >= 0) std::cout << std::setw(7) << r.db_cpu_ms << " ms db cpu";
   std::cout << std::setw(10) << r.bytes << " bytes";
   if (r.peak_rss_kb >= 0)
     std::cout << std::setw(6) << (r.peak_rss_kb - r.rss_before_kb + 512) / 1024 << " MiB peak (+"
               << (r.rss_before_kb + 512) / 1024 << ")";
   std::cout << "\n";
-  scribe::Json j = {{"bench", "exports"}, {"case", name},          {"p50_ms", r.p50_ms},
-                    {"max_ms", r.max_ms}, {"cpu_ms", r.cpu_ms},    {"bytes", r.bytes},
-                    {"words", words},     {"segments", segments},  {"target_ms", 200},
-                    {"process_peak_rss_kb", status_kb("VmHWM")}};
+  scribe::Json j = {{"bench", "exports"}, {"case", name},
+                    {"p50_ms", r.p50_ms}, {"max_ms", r.max_ms},
+                    {"cpu_ms", r.cpu_ms}, {"bytes", r.bytes},
+                    {"words", words},     {"segments", segments},
+                    {"target_ms", 200},   {"process_peak_rss_kb", status_kb("VmHWM")}};
   if (r.peak_rss_kb >= 0) {
     j["rss_before_kb"] = r.rss_before_kb;
     j["peak_rss_kb"] = r.peak_rss_kb;
@@ -250,7 +251,8 @@ int peak_child(std::size_t index, const std::string& url) {
 }
 
 std::pair<long, long> peak_in_fresh_process(std::size_t index, const std::string& url) {
-  const std::string cmd = "/proc/" + std::to_string(getpid()) + "/exe --peak " + std::to_string(index) + " '" + url + "'";
+  const std::string cmd =
+      "/proc/" + std::to_string(getpid()) + "/exe --peak " + std::to_string(index) + " '" + url + "'";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return {-1, -1};
   long before = -1, peak = -1;
@@ -299,7 +301,8 @@ int main(int argc, char** argv) {
     }
     const auto all = cases();
     for (std::size_t i = 0; i < all.size(); ++i) {
-      auto r = time_case(runs, [&] { return read_and_render(*conn, all[i]); }, backend);
+      auto r = time_case(
+          runs, [&] { return read_and_render(*conn, all[i]); }, backend);
       std::tie(r.rss_before_kb, r.peak_rss_kb) = peak_in_fresh_process(i, url);
       report("db+render " + all[i].name, r, s.words.size(), s.segments.size());
     }

@@ -234,7 +234,8 @@ const char* kReadAll =
     "and e.tx < pg_snapshot_xmin(pg_current_snapshot()) "
     "order by e.tx, e.position limit $3";
 
-std::vector<eventstore::RecordedEvent> bench_read_all(pqxx::transaction_base& txn, eventstore::GlobalPosition after, int limit) {
+std::vector<eventstore::RecordedEvent> bench_read_all(pqxx::transaction_base& txn, eventstore::GlobalPosition after,
+                                                      int limit) {
   auto res = txn.exec_prepared("bench.read_all", std::to_string(after.tx), after.position, limit);
   std::vector<eventstore::RecordedEvent> out;
   out.reserve(res.size());

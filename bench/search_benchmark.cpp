@@ -40,29 +40,36 @@ using scribe::bench::Clock;
 using scribe::bench::seconds_since;
 
 const char* const kCommon[] = {
-    "the", "of", "and", "to", "a", "in", "is", "it", "you", "that", "he", "was", "for", "on", "are", "with", "as",
-    "I", "his", "they", "be", "at", "one", "have", "this", "from", "or", "had", "by", "not", "word", "but", "what",
-    "some", "we", "can", "out", "other", "were", "all", "there", "when", "up", "use", "your", "how", "said", "an",
-    "each", "she", "which", "do", "their", "time", "if", "will", "way", "about", "many", "then", "them", "write",
-    "would", "like", "so", "these", "her", "long", "make", "thing", "see", "him", "two", "has", "look", "more", "day",
-    "could", "go", "come", "did", "number", "sound", "no", "most", "people", "my", "over", "know", "water", "than",
-    "call", "first", "who", "may", "down", "side", "been", "now", "find", "any", "new", "work", "part", "take",
-    "get", "place", "made", "live", "where", "after", "back", "little", "only", "round", "man", "year", "came",
-    "show", "every", "good", "me", "give", "our", "under", "name", "very", "through", "just", "form", "sentence",
-    "great", "think", "say", "help", "low", "line", "differ", "turn", "cause", "much", "mean", "before", "move",
-    "right", "boy", "old", "too", "same", "tell", "does", "set", "three", "want", "air", "well", "also", "play",
-    "small", "end", "put", "home", "read", "hand", "port", "large", "spell", "add", "even", "land", "here", "must",
-    "big", "high", "such", "follow", "act", "why", "ask", "men", "change", "went", "light", "kind", "off", "need",
-    "house", "picture", "try", "us", "again", "animal", "point", "mother", "world", "near", "build", "self",
-    "earth", "father", "head", "stand", "own", "page", "should", "country", "found", "answer", "school", "grow",
-    "study", "still", "learn", "plant", "cover", "food", "sun", "four", "between", "state", "keep", "eye", "never",
-    "last", "let", "thought", "city", "tree", "cross", "farm", "hard", "start", "might", "story", "saw", "far",
-    "sea", "draw", "left", "late", "run", "while", "press", "close", "night", "real", "life", "few", "north",
-    "meeting", "budget", "library", "market", "energy", "project", "customer", "product", "season", "episode"};
+    "the",      "of",      "and",    "to",     "a",       "in",       "is",      "it",      "you",     "that",
+    "he",       "was",     "for",    "on",     "are",     "with",     "as",      "I",       "his",     "they",
+    "be",       "at",      "one",    "have",   "this",    "from",     "or",      "had",     "by",      "not",
+    "word",     "but",     "what",   "some",   "we",      "can",      "out",     "other",   "were",    "all",
+    "there",    "when",    "up",     "use",    "your",    "how",      "said",    "an",      "each",    "she",
+    "which",    "do",      "their",  "time",   "if",      "will",     "way",     "about",   "many",    "then",
+    "them",     "write",   "would",  "like",   "so",      "these",    "her",     "long",    "make",    "thing",
+    "see",      "him",     "two",    "has",    "look",    "more",     "day",     "could",   "go",      "come",
+    "did",      "number",  "sound",  "no",     "most",    "people",   "my",      "over",    "know",    "water",
+    "than",     "call",    "first",  "who",    "may",     "down",     "side",    "been",    "now",     "find",
+    "any",      "new",     "work",   "part",   "take",    "get",      "place",   "made",    "live",    "where",
+    "after",    "back",    "little", "only",   "round",   "man",      "year",    "came",    "show",    "every",
+    "good",     "me",      "give",   "our",    "under",   "name",     "very",    "through", "just",    "form",
+    "sentence", "great",   "think",  "say",    "help",    "low",      "line",    "differ",  "turn",    "cause",
+    "much",     "mean",    "before", "move",   "right",   "boy",      "old",     "too",     "same",    "tell",
+    "does",     "set",     "three",  "want",   "air",     "well",     "also",    "play",    "small",   "end",
+    "put",      "home",    "read",   "hand",   "port",    "large",    "spell",   "add",     "even",    "land",
+    "here",     "must",    "big",    "high",   "such",    "follow",   "act",     "why",     "ask",     "men",
+    "change",   "went",    "light",  "kind",   "off",     "need",     "house",   "picture", "try",     "us",
+    "again",    "animal",  "point",  "mother", "world",   "near",     "build",   "self",    "earth",   "father",
+    "head",     "stand",   "own",    "page",   "should",  "country",  "found",   "answer",  "school",  "grow",
+    "study",    "still",   "learn",  "plant",  "cover",   "food",     "sun",     "four",    "between", "state",
+    "keep",     "eye",     "never",  "last",   "let",     "thought",  "city",    "tree",    "cross",   "farm",
+    "hard",     "start",   "might",  "story",  "saw",     "far",      "sea",     "draw",    "left",    "late",
+    "run",      "while",   "press",  "close",  "night",   "real",     "life",    "few",     "north",   "meeting",
+    "budget",   "library", "market", "energy", "project", "customer", "product", "season",  "episode"};
 
-const char* const kSyllables[] = {"ba", "ce", "di", "fo", "gu", "ha", "je", "ki", "lo", "mu", "na", "pe", "ri",
-                                  "so", "tu", "va", "we", "xi", "yo", "za", "bri", "cla", "dre", "fli", "gro",
-                                  "pla", "sta", "tre", "vin", "mor", "ten", "sil", "dar", "pen", "lun", "cor"};
+const char* const kSyllables[] = {"ba",  "ce",  "di",  "fo",  "gu",  "ha",  "je",  "ki",  "lo",  "mu",  "na",  "pe",
+                                  "ri",  "so",  "tu",  "va",  "we",  "xi",  "yo",  "za",  "bri", "cla", "dre", "fli",
+                                  "gro", "pla", "sta", "tre", "vin", "mor", "ten", "sil", "dar", "pen", "lun", "cor"};
 
 // The rare word: planted in exactly kRare segments and found nowhere else
 // (no made-up word contains "q").
@@ -130,7 +137,10 @@ void load(pqxx::connection& conn, int64_t segments, int transcriptions) {
       text += id % 9 == 0 ? "?" : ".";
       const int64_t t = 1 + std::min<int64_t>(id / per, transcriptions - 1);
       const int64_t pos = id - (t - 1) * per;
-      rows.push_back({{"id", id + 1}, {"t", t}, {"s", pos * 4000}, {"e", pos * 4000 + 3500},
+      rows.push_back({{"id", id + 1},
+                      {"t", t},
+                      {"s", pos * 4000},
+                      {"e", pos * 4000 + 3500},
                       {"sp", pos % 3 == 2 ? Json(nullptr) : Json("SPEAKER_0" + std::to_string(pos % 2))},
                       {"x", text}});
     }
@@ -242,21 +252,22 @@ int main() {
       std::cout << std::left << std::setw(34) << c.name << std::right << std::setw(8) << page.total << std::setw(6)
                 << page.hits.size() << std::fixed << std::setprecision(2) << std::setw(10) << p50 << std::setw(10)
                 << p95 << std::setw(10) << ms.back() << std::endl;
-      json_lines.push_back(Json{{"bench", "search"},
-                                {"query", c.name},
-                                {"q", c.q},
-                                {"segments", segments},
-                                {"transcriptions", transcriptions},
-                                {"limit", c.limit},
-                                {"offset", c.offset},
-                                {"total", page.total},
-                                {"hits", page.hits.size()},
-                                {"runs", runs},
-                                {"p50_ms", p50},
-                                {"p95_ms", p95},
-                                {"max_ms", ms.back()},
-                                {"target_p95_ms", 50}}
-                               .dump());
+      json_lines.push_back(Json{
+          {"bench", "search"},
+          {"query", c.name},
+          {"q", c.q},
+          {"segments", segments},
+          {"transcriptions", transcriptions},
+          {"limit", c.limit},
+          {"offset", c.offset},
+          {"total", page.total},
+          {"hits", page.hits.size()},
+          {"runs", runs},
+          {"p50_ms", p50},
+          {"p95_ms", p95},
+          {"max_ms", ms.back()},
+          {"target_p95_ms",
+           50}}.dump());
       if (explain) {
         pqxx::read_transaction txn(*conn);
         auto plans = scribe::api::explain_search(txn, query, true);

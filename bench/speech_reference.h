@@ -99,14 +99,18 @@ inline Json report_speed(std::ostream& out, double audio_seconds, double pipelin
                          const SpeechReference& ref) {
   const double audio = std::max(audio_seconds, 1e-9);
   const double cpu_per = pipeline_cpu / audio;
-  Json j{{"cpu_seconds", pipeline_cpu}, {"cpu_per_audio_second", cpu_per}, {"reference_cpu_per_audio_second", nullptr},
-         {"reference_rtf", nullptr}, {"reference_startup_cpu_seconds", nullptr}, {"cpu_ratio_to_reference", nullptr}};
+  Json j{{"cpu_seconds", pipeline_cpu},
+         {"cpu_per_audio_second", cpu_per},
+         {"reference_cpu_per_audio_second", nullptr},
+         {"reference_rtf", nullptr},
+         {"reference_startup_cpu_seconds", nullptr},
+         {"cpu_ratio_to_reference", nullptr}};
   out << std::fixed;
   if (ref.ran && ref.cpu_seconds > 0) {
     const double ref_per = ref.cpu_seconds / audio;
     const double ratio = pipeline_cpu / ref.cpu_seconds;
-    out << "  CPU " << std::setprecision(2) << ratio << "x the reference's (pipeline " << std::setprecision(3) << cpu_per
-        << " CPU s per audio s, wall RTF " << wall / audio << "; pocketsphinx_continuous " << ref_per
+    out << "  CPU " << std::setprecision(2) << ratio << "x the reference's (pipeline " << std::setprecision(3)
+        << cpu_per << " CPU s per audio s, wall RTF " << wall / audio << "; pocketsphinx_continuous " << ref_per
         << " CPU s per audio s, wall RTF " << ref.wall_seconds / audio << ", " << ref.files << " file(s), "
         << std::setprecision(2) << ref.startup_cpu_seconds << " CPU s model load per file";
     if (ref.failures) out << ", " << ref.failures << " FAILED";

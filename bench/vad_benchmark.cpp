@@ -52,19 +52,15 @@
 namespace {
 
 namespace fs = std::filesystem;
-using scribe::speech::kFrameSamples;
 using scribe::media::kSampleRate;
+using scribe::speech::kFrameSamples;
 using Pcm = std::vector<int16_t>;
 
 const char* kReportSentences[] = {
-    "Open the crate but do not break the glass.",
-    "Thieves who rob friends deserve jail.",
-    "Add the sum to the product of these three.",
-    "The wrist was badly strained and hung limp.",
-    "A pot of tea helps to pass the evening.",
-    "Smoky fires lack flame and heat.",
-    "The soft cushion broke the man's fall.",
-    "The salt breeze came across from the sea.",
+    "Open the crate but do not break the glass.", "Thieves who rob friends deserve jail.",
+    "Add the sum to the product of these three.", "The wrist was badly strained and hung limp.",
+    "A pot of tea helps to pass the evening.",    "Smoky fires lack flame and heat.",
+    "The soft cushion broke the man's fall.",     "The salt breeze came across from the sea.",
 };
 const char* kVoices[] = {"slt", "rms", "awb", "kal16"};
 
@@ -214,7 +210,8 @@ int main() {
     sh("sox -n -r 16000 -c 1 -b 16 m1.wav synth 6 sine C4 sine E4 sine G4 vol 0.3");
     sh("sox -n -r 16000 -c 1 -b 16 m2.wav synth 6 pluck A3 pluck C4 pluck E4");
     sh("sox -n -r 16000 -c 1 -b 16 m3.wav synth 6 square D3 square F3 square A3 vol 0.2");
-    const char* tune[] = {"E4", "D4", "C4", "D4", "E4", "E4", "E4", "D4", "D4", "D4", "E4", "G4", "G4", "E4", "D4", "C4"};
+    const char* tune[] = {"E4", "D4", "C4", "D4", "E4", "E4", "E4", "D4",
+                          "D4", "D4", "E4", "G4", "G4", "E4", "D4", "C4"};
     for (const char* kind : {"pluck", "sine", "triangle"}) {
       std::string parts;
       for (int i = 0; i < 16; ++i) {
@@ -227,7 +224,8 @@ int main() {
     }
     sh("sox -n -r 16000 -c 1 -b 16 pad.wav synth 5.6 sine F3 sine C4 sine A4 vol 0.12");
     sh("sox -m mel_pluck.wav pad.wav mel_triangle.wav band.wav");
-    for (const char* m : {"m1.wav", "m2.wav", "m3.wav", "mel_pluck.wav", "mel_sine.wav", "mel_triangle.wav", "band.wav"}) {
+    for (const char* m :
+         {"m1.wav", "m2.wav", "m3.wav", "mel_pluck.wav", "mel_sine.wav", "mel_triangle.wav", "band.wav"}) {
       const Pcm music = load_local(m);
       record("music", music, std::vector<uint8_t>((music.size() + kFrameSamples - 1) / kFrameSamples, 0));
     }

@@ -85,13 +85,9 @@ CreatedKey create_key(const eventstore::EventStore& store, pqxx::connection& con
                       const std::string& name, apikey::Permission permission, std::optional<money::Micros> monthly_cap,
                       std::optional<TimePoint> expires_at, const Meta& meta) {
   CreatedKey created{next_id(conn, kNextKeyId), apikey::generate()};
-  account::NewKey key{created.key_id,
-                      name,
-                      apikey::hash(created.plaintext),
-                      apikey::display_prefix(created.plaintext),
-                      permission,
-                      monthly_cap,
-                      expires_at};
+  account::NewKey key{
+      created.key_id, name,      apikey::hash(created.plaintext), apikey::display_prefix(created.plaintext), permission,
+      monthly_cap,    expires_at};
   execute_on_account(
       store, conn, account_id, [&](const account::State& s) { return account::create_key(s, key, now()); }, meta);
   return created;

@@ -19,8 +19,7 @@ namespace {
 
 const db::Statement kUploadOf{"commands.upload_of",
                               "select upload_id from transcriptions where id = $1 and source = 'upload'"};
-const db::Statement kUploadUsers{"commands.upload_users",
-                                 "select count(*) from transcriptions where upload_id = $1"};
+const db::Statement kUploadUsers{"commands.upload_users", "select count(*) from transcriptions where upload_id = $1"};
 const db::Statement kNextId{"commands.next_transcription_id", "select nextval('transcription_ids')"};
 // Waiting jobs: those no worker holds a live lease on (workers/job_queue.cpp).
 const db::Statement kQueued{"commands.queued_jobs",
@@ -56,8 +55,8 @@ struct Accepted {
   std::vector<eventstore::NewEvent> account_events;
 };
 
-Accepted accept(pqxx::work& txn, const Caller& caller, int64_t transcription_id,
-                int attempt, double duration_seconds, std::optional<money::Micros> max_charge, bool check_length) {
+Accepted accept(pqxx::work& txn, const Caller& caller, int64_t transcription_id, int attempt, double duration_seconds,
+                std::optional<money::Micros> max_charge, bool check_length) {
   Accepted a;
   // Creates and retries of one account queue on its stream rather than
   // racing to append and starting over (bench/README.md, lifecycle).
@@ -74,16 +73,15 @@ Accepted accept(pqxx::work& txn, const Caller& caller, int64_t transcription_id,
   if (caller.key_id)
     if (auto k = a.account.keys.find(*caller.key_id); k != a.account.keys.end()) cap = k->second.monthly_cap;
   const std::string hold = transcription::hold_id(transcription_id, attempt);
-  a.account_events.push_back(
-      {events::kTranscriptionAccepted,
-       {{"account_id", a.account.id},
-        {"transcription_id", transcription_id},
-        {"attempt", attempt},
-        {"billed_seconds", a.price.billed_seconds},
-        {"accepted_at", to_iso8601(at)}}});
+  a.account_events.push_back({events::kTranscriptionAccepted,
+                              {{"account_id", a.account.id},
+                               {"transcription_id", transcription_id},
+                               {"attempt", attempt},
+                               {"billed_seconds", a.price.billed_seconds},
+                               {"accepted_at", to_iso8601(at)}}});
   auto holds = wallet::place_hold(
-      a.account,
-      {hold, a.price.charge, caller.key_id, cap, "transcription", {{"transcription_id", transcription_id}}}, at);
+      a.account, {hold, a.price.charge, caller.key_id, cap, "transcription", {{"transcription_id", transcription_id}}},
+      at);
   for (auto& e : holds) a.account_events.push_back(std::move(e));
   return a;
 }
@@ -128,8 +126,8 @@ Priced create(const eventstore::EventStore& store, pqxx::connection& conn, const
         pqxx::work txn(conn);
         Accepted a = accept(txn, caller, id, 1, *req.duration_seconds, req.max_charge, true);
         std::vector<eventstore::NewEvent> tr = {transcription::created(id, caller.account_id, caller.key_id, req,
-                                                               a.price.billed_seconds, a.price.charge,
-                                                               transcription::hold_id(id, 1))};
+                                                                       a.price.billed_seconds, a.price.charge,
+                                                                       transcription::hold_id(id, 1))};
         stamp(tr, caller.meta);
         stamp(a.account_events, caller.meta);
         store.append(txn, {{account::stream_id(caller.account_id),
@@ -150,7 +148,8 @@ Priced retry(const eventstore::EventStore& store, pqxx::connection& conn, const 
         // one transcription queue here, and each after the first reads it already
         // processing and gets the answer a later retry would (not a hold clash).
         eventstore::EventStore::lock_stream(txn, account::stream_id(caller.account_id));
-        auto tr = transcription::fold(eventstore::EventStore::read_stream(txn, transcription::stream_id(transcription_id)));
+        auto tr =
+            transcription::fold(eventstore::EventStore::read_stream(txn, transcription::stream_id(transcription_id)));
         if (!tr.exists || tr.deleted || tr.account_id != caller.account_id) throw Error::not_found("transcription");
         if (tr.status != transcription::kFailed)
           throw Error("invalid_request", "only a failed transcription can be retried; this one is " + tr.status,
@@ -158,9 +157,8 @@ Priced retry(const eventstore::EventStore& store, pqxx::connection& conn, const 
         const int next = tr.attempt + 1;
         // The plan's length cap was checked when the transcription was accepted.
         Accepted a = accept(txn, caller, transcription_id, next, tr.duration_seconds, max_charge, false);
-        std::vector<eventstore::NewEvent> tev = {transcription::retried(tr, a.price.billed_seconds, a.price.charge,
-                                                                transcription::hold_id(transcription_id, next),
-                                                                max_charge)};
+        std::vector<eventstore::NewEvent> tev = {transcription::retried(
+            tr, a.price.billed_seconds, a.price.charge, transcription::hold_id(transcription_id, next), max_charge)};
         stamp(tev, caller.meta);
         stamp(a.account_events, caller.meta);
         store.append(txn, {{account::stream_id(caller.account_id),
@@ -177,9 +175,9 @@ void remove(const eventstore::EventStore& store, pqxx::connection& conn, const C
             int64_t transcription_id) {
   // Billing facts survive redaction so the wallet stays replayable; the
   // customer's content (links, names, titles, references, results) does not.
-  static const char* kept[] = {"transcription_id", "account_id", "key_id", "attempt", "billed_seconds",
-                               "charge_micros", "hold_id", "source", "duration_seconds", "language",
-                               "pipeline_code", "stage", "expires_at"};
+  static const char* kept[] = {"transcription_id", "account_id", "key_id",    "attempt",          "billed_seconds",
+                               "charge_micros",    "hold_id",    "source",    "duration_seconds", "language",
+                               "pipeline_code",    "stage",      "expires_at"};
   std::optional<std::string> upload_id;
   {
     pqxx::read_transaction txn(conn);
@@ -237,8 +235,7 @@ std::optional<std::pair<transcription::State, account::State>> current_attempt(p
                                                                                int64_t transcription_id, int attempt) {
   pqxx::read_transaction txn(conn);
   auto tr = transcription::fold(eventstore::EventStore::read_stream(txn, transcription::stream_id(transcription_id)));
-  if (!tr.exists || tr.deleted || tr.attempt != attempt || tr.status != transcription::kProcessing)
-    return std::nullopt;
+  if (!tr.exists || tr.deleted || tr.attempt != attempt || tr.status != transcription::kProcessing) return std::nullopt;
   auto acc = load_account(txn, tr.account_id);
   return std::make_pair(std::move(tr), std::move(acc));
 }
@@ -269,9 +266,9 @@ bool finish_attempt(const eventstore::EventStore& store, pqxx::connection& conn,
         // rather than the hold.
         eventstore::NewEvent recorded = outcome;
         recorded.data["charge_micros"] = settle.empty() ? 0 : settle.front().data.at("charged_micros").get<int64_t>();
-        if (measured_duration)
-          recorded.data["billed_seconds"] = pricing::billed_seconds(*measured_duration);
-        std::vector<eventstore::StreamAppend> appends = {{sid, eventstore::ExpectedVersion::exact(tr.version), {recorded}}};
+        if (measured_duration) recorded.data["billed_seconds"] = pricing::billed_seconds(*measured_duration);
+        std::vector<eventstore::StreamAppend> appends = {
+            {sid, eventstore::ExpectedVersion::exact(tr.version), {recorded}}};
         if (!settle.empty())
           appends.push_back(
               {account::stream_id(tr.account_id), eventstore::ExpectedVersion::exact(acc.version), settle});
@@ -324,9 +321,8 @@ bool complete_attempt(const eventstore::EventStore& store, pqxx::connection& con
 
 bool fail_attempt(const eventstore::EventStore& store, pqxx::connection& conn, int64_t transcription_id, int attempt,
                   const std::string& code, const std::string& message, const Meta& meta) {
-  Json d = {{"transcription_id", transcription_id},
-            {"attempt", attempt},
-            {"error", {{"code", code}, {"message", message}}}};
+  Json d = {
+      {"transcription_id", transcription_id}, {"attempt", attempt}, {"error", {{"code", code}, {"message", message}}}};
   return finish_attempt(store, conn, transcription_id, attempt, {events::kTranscriptionFailed, d}, std::nullopt, meta);
 }
 
@@ -351,8 +347,8 @@ bool record_stage(const eventstore::EventStore& store, pqxx::connection& conn, i
 }
 
 std::string callback_secret(pqxx::connection& conn, int64_t transcription_id) {
-  return "whsec_" + crypto::hmac_sha256_hex(secrets::get(conn, "callback"),
-                                            "transcription:" + std::to_string(transcription_id));
+  return "whsec_" +
+         crypto::hmac_sha256_hex(secrets::get(conn, "callback"), "transcription:" + std::to_string(transcription_id));
 }
 
 }  // namespace scribe::commands

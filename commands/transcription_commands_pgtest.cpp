@@ -99,8 +99,8 @@ TEST_F(TranscriptionCommands, CompletionChargesMeasuredDurationAtMostTheHold) {
   done.duration_seconds = 6000;
   EXPECT_TRUE(complete_attempt(store(), *conn, q.transcription_id, 1, done, {"worker", ""}));
   pqxx::read_transaction txn2(*conn);
-  EXPECT_EQ(load_account(txn2, acc).balance, 1'000'000 - pricing::quote(300, plans::Tier::Free).charge -
-                                                 pricing::quote(60, plans::Tier::Free).charge);
+  EXPECT_EQ(load_account(txn2, acc).balance,
+            1'000'000 - pricing::quote(300, plans::Tier::Free).charge - pricing::quote(60, plans::Tier::Free).charge);
   txn2.commit();
   EXPECT_EQ(audit(acc), 0);
 }

@@ -47,8 +47,7 @@ std::vector<std::string> split_words(const std::string& text) {
 
 bool parse_listen_address(const std::string& addr, std::string& host, uint16_t& port) {
   auto colon = addr.rfind(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == addr.size() || addr.size() - colon - 1 > 5)
-    return false;
+  if (colon == std::string::npos || colon == 0 || colon + 1 == addr.size() || addr.size() - colon - 1 > 5) return false;
   std::string h = addr.substr(0, colon);
   if (h.front() == '[') {
     if (h.size() < 3 || h.back() != ']') return false;

@@ -37,8 +37,8 @@ std::string sha256_hex(std::string_view data) {
 std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  if (!HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-            reinterpret_cast<const unsigned char*>(data.data()), data.size(), digest, &len))
+  if (!HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(data.data()),
+            data.size(), digest, &len))
     throw std::runtime_error("HMAC failed");
   return to_hex(digest, len);
 }

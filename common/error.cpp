@@ -10,7 +10,9 @@ int status_for_code(const std::string& code) {
 }
 
 Error::Error(std::string code, std::string message, Json extras, int status)
-    : code_(std::move(code)), message_(std::move(message)), extras_(std::move(extras)),
+    : code_(std::move(code)),
+      message_(std::move(message)),
+      extras_(std::move(extras)),
       status_(status ? status : status_for_code(code_)) {
   if (!extras_.is_object()) extras_ = Json::object();
 }

@@ -42,8 +42,9 @@ constexpr std::array<ErrorCodeInfo, 27> kCodes = {{
      "wrong method, 413 for a body over the limit, 414 for a request target over 8 KiB and 431 for header fields "
      "over 16 KiB.",
      kNoRetry},
-    {"unsupported_pipeline", 400, "pipeline_code is unknown or unavailable to the key; realtime is not enabled for "
-                                  "the key.",
+    {"unsupported_pipeline", 400,
+     "pipeline_code is unknown or unavailable to the key; realtime is not enabled for "
+     "the key.",
      kNoRetry},
     {"unsupported_language", 400, "The language is not in the pipeline's list (or the realtime set).", kNoRetry},
     {"addon_not_supported", 400, "An addon is unknown or incompatible with the pipeline.", kNoRetry},
@@ -78,8 +79,7 @@ constexpr std::array<ErrorCodeInfo, 27> kCodes = {{
      "or the pay-as-you-go fair-use minutes of the rolling 6 h window are used up; or clip queue or download "
      "limits. error.message says which.",
      "Honour the Retry-After header (also error.retry_after); without one, back off 60 s."},
-    {"qna_quota_exceeded", 429,
-     "The Q&A allowance is used up; error.scope is transcript or day.",
+    {"qna_quota_exceeded", 429, "The Q&A allowance is used up; error.scope is transcript or day.",
      "For the daily scope, wait error.retry_after seconds (also Retry-After); the transcript scope does not reset "
      "by waiting."},
     {"queue_full", 429,

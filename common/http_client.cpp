@@ -88,8 +88,8 @@ struct SlistDeleter {
 };
 
 std::unique_ptr<CURL, CurlDeleter> new_handle(const ParsedUrl& url, const std::string& user_agent,
-                                             const std::string& ca_file, CurlConnectGuard& guard, Exchange& ex,
-                                             char* errbuf) {
+                                              const std::string& ca_file, CurlConnectGuard& guard, Exchange& ex,
+                                              char* errbuf) {
   global_init();
   std::unique_ptr<CURL, CurlDeleter> h(curl_easy_init());
   if (!h) throw HttpError(HttpError::Kind::kLocalIo, "could not create an HTTP handle");
@@ -194,8 +194,7 @@ DownloadResult HttpClient::download(const std::string& url, const std::string& p
   const auto deadline = start + limits.total_timeout;
   CurlConnectGuard guard(policy_);
   for (int hop = 0;; ++hop) {
-    auto remaining =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (remaining.count() <= 0) throw HttpError(HttpError::Kind::kTimeout, "download time limit reached");
 
     Exchange ex;
@@ -207,9 +206,9 @@ DownloadResult HttpClient::download(const std::string& url, const std::string& p
     CURL* c = h.get();
     curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
     curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, static_cast<long>(remaining.count()));
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
-                     static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(limits.connect_timeout)
-                                           .count()));
+    curl_easy_setopt(
+        c, CURLOPT_CONNECTTIMEOUT_MS,
+        static_cast<long>(std::chrono::duration_cast<std::chrono::milliseconds>(limits.connect_timeout).count()));
     curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, limits.low_speed_bytes_per_second);
     curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, static_cast<long>(limits.low_speed_window.count()));
     curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(limits.max_bytes));
@@ -252,8 +251,7 @@ DownloadResult HttpClient::download(const std::string& url, const std::string& p
   }
 }
 
-HttpResponse HttpClient::post(const std::string& url,
-                              const std::vector<std::pair<std::string, std::string>>& headers,
+HttpResponse HttpClient::post(const std::string& url, const std::vector<std::pair<std::string, std::string>>& headers,
                               const std::string& body, std::chrono::milliseconds timeout) const {
   ParsedUrl parsed;
   if (auto why = policy_.violation(url, &parsed)) throw refusal(*why, "url ");

@@ -38,7 +38,7 @@ struct DownloadLimits {
   // The largest body accepted. common/ knows no product limit: the media
   // fetcher sets the spec's upload cap (media/media_probe.h).
   int64_t max_bytes = INT64_MAX;
-  std::chrono::seconds total_timeout{600};    // all hops together
+  std::chrono::seconds total_timeout{600};  // all hops together
   std::chrono::seconds connect_timeout{20};
   long low_speed_bytes_per_second = 1024;     // abort when slower than this …
   std::chrono::seconds low_speed_window{60};  // … for this long
@@ -51,8 +51,8 @@ struct HttpResponse {
 };
 
 struct DownloadResult {
-  long status = 0;          // the final response's status
-  std::string final_url;    // after redirects
+  long status = 0;                 // the final response's status
+  std::string final_url;           // after redirects
   std::optional<int> retry_after;  // Retry-After of a non-2xx final response, seconds
   bool ok() const { return status >= 200 && status < 300; }
 };
@@ -67,8 +67,7 @@ class HttpClient {
   // limits.max_redirects redirects by hand, each hop re-checked by the policy.
   // A non-2xx final status is returned (the file is then left empty); transport
   // failures and limit violations throw HttpError. The file is removed on throw.
-  DownloadResult download(const std::string& url, const std::string& path,
-                          const DownloadLimits& limits = {}) const;
+  DownloadResult download(const std::string& url, const std::string& path, const DownloadLimits& limits = {}) const;
 
   // POSTs `body` with `headers` ({name, value}); does not follow redirects.
   // The response body is kept up to 64 KiB. Throws HttpError on transport failure.

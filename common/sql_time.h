@@ -11,8 +11,7 @@
 // be a string literal too: SCRIBE_SQL_ISO_MS("t.created_at"),
 // SCRIBE_SQL_ISO_US("now()").
 
-#define SCRIBE_SQL_ISO_(col, seconds) \
-  "to_char(" col " at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:" seconds "\"Z\"')"
+#define SCRIBE_SQL_ISO_(col, seconds) "to_char(" col " at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:" seconds "\"Z\"')"
 
 // Milliseconds, as the HTTP API shows times: 2026-11-22T10:00:00.123Z.
 #define SCRIBE_SQL_ISO_MS(col) SCRIBE_SQL_ISO_(col, "SS.MS")

@@ -11,8 +11,8 @@ TEST(Text, Utf8ValidityAndLength) {
   EXPECT_TRUE(is_valid_utf8("plain"));
   EXPECT_TRUE(is_valid_utf8("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x8E\xB5"));
   EXPECT_FALSE(is_valid_utf8("\xFF"));
-  EXPECT_FALSE(is_valid_utf8("\xC0\xAF"));      // overlong
-  EXPECT_FALSE(is_valid_utf8("\xE2\x82"));      // cut short
+  EXPECT_FALSE(is_valid_utf8("\xC0\xAF"));          // overlong
+  EXPECT_FALSE(is_valid_utf8("\xE2\x82"));          // cut short
   EXPECT_FALSE(is_valid_utf8("\xF5\x80\x80\x80"));  // above U+10FFFF
   EXPECT_EQ(utf8_length("caf\xC3\xA9"), 4u);
   EXPECT_EQ(utf8_length(""), 0u);
@@ -46,7 +46,7 @@ TEST(Text, NumbersAsPeopleWriteThem) {
 TEST(Text, LowerCasesAsciiOnly) {
   EXPECT_EQ(to_lower("Content-Type: AUDIO/MPEG"), "content-type: audio/mpeg");
   EXPECT_EQ(to_lower("caf\xC3\x89 \xC3\x89"), "caf\xC3\x89 \xC3\x89");  // UTF-8 bytes are left alone
-  EXPECT_EQ(to_lower("@[`{"), "@[`{");                                     // the neighbours of A-Z and a-z
+  EXPECT_EQ(to_lower("@[`{"), "@[`{");                                  // the neighbours of A-Z and a-z
   EXPECT_EQ(to_lower(""), "");
 }
 

@@ -79,24 +79,24 @@ TEST(Time, RejectsInvalidStrings) {
   for (const char* s : {
            "",
            "not a date",
-           "2023-11-14",                  // no time
-           "2023-11-14T22:13",            // no seconds
-           "22:13:20",                    // no date
-           "2023/11/14T22:13:20Z",        // wrong date separators
-           "2023-11-14X22:13:20Z",        // wrong date/time separator
-           "2023-13-01T00:00:00Z",        // month 13
-           "2023-00-10T00:00:00Z",        // month 0
-           "2023-11-00T00:00:00Z",        // day 0
-           "2023-11-32T00:00:00Z",        // day 32
-           "2023-11-14T24:00:00Z",        // hour 24
-           "2023-11-14T22:60:00Z",        // minute 60
-           "2023-11-14T22:13:61Z",        // second 61
-           "2023-11-14T22:13:-1Z",        // negative second
-           "2023-11-14T22:13:20Q",        // unknown zone designator
-           "2023-11-14T22:13:20 UTC",     // zone name
-           "2023-11-14T22:13:20Zjunk",    // trailing text after Z
-           "2023-11-14T22:13:20+",        // sign without offset
-           "2023-11-14T22:13:20+xx:00",   // offset not a number
+           "2023-11-14",                 // no time
+           "2023-11-14T22:13",           // no seconds
+           "22:13:20",                   // no date
+           "2023/11/14T22:13:20Z",       // wrong date separators
+           "2023-11-14X22:13:20Z",       // wrong date/time separator
+           "2023-13-01T00:00:00Z",       // month 13
+           "2023-00-10T00:00:00Z",       // month 0
+           "2023-11-00T00:00:00Z",       // day 0
+           "2023-11-32T00:00:00Z",       // day 32
+           "2023-11-14T24:00:00Z",       // hour 24
+           "2023-11-14T22:60:00Z",       // minute 60
+           "2023-11-14T22:13:61Z",       // second 61
+           "2023-11-14T22:13:-1Z",       // negative second
+           "2023-11-14T22:13:20Q",       // unknown zone designator
+           "2023-11-14T22:13:20 UTC",    // zone name
+           "2023-11-14T22:13:20Zjunk",   // trailing text after Z
+           "2023-11-14T22:13:20+",       // sign without offset
+           "2023-11-14T22:13:20+xx:00",  // offset not a number
        }) {
     EXPECT_FALSE(parse_iso8601(s).has_value()) << "accepted \"" << s << "\"";
   }
@@ -107,13 +107,13 @@ TEST(Time, RejectsInvalidStrings) {
 // undefined behaviour). The admin CLI passes user input (--expires-at) here.
 TEST(Time, RejectsMalformedFieldsInsteadOfGuessing) {
   for (const char* s : {
-           "2023-11-14T-1:13:20Z",          // negative hour
-           "2023-11-14T22:-5:20Z",          // negative minute
-           "2023-11-14T22:13:nanZ",         // NaN seconds (cast of NaN to int64 is UB)
-           "2023-11-14T22:13:20+02:00junk", // trailing text after the offset
-           "2023-02-30T00:00:00Z",          // no such day: would silently become March 2
-           "2023-04-31T00:00:00Z",          // no such day
-           "2023-11-14T22:13:20+25:00",     // offset hour out of range
+           "2023-11-14T-1:13:20Z",           // negative hour
+           "2023-11-14T22:-5:20Z",           // negative minute
+           "2023-11-14T22:13:nanZ",          // NaN seconds (cast of NaN to int64 is UB)
+           "2023-11-14T22:13:20+02:00junk",  // trailing text after the offset
+           "2023-02-30T00:00:00Z",           // no such day: would silently become March 2
+           "2023-04-31T00:00:00Z",           // no such day
+           "2023-11-14T22:13:20+25:00",      // offset hour out of range
        }) {
     EXPECT_FALSE(parse_iso8601(s).has_value()) << "accepted \"" << s << "\"";
   }

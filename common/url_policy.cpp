@@ -31,21 +31,18 @@ AddressClass classify_v4(uint32_t a) {
     uint32_t mask = bits == 0 ? 0 : (~uint32_t{0} << (32 - bits));
     return (a & mask) == (net & mask);
   };
-  auto v4 = [](uint32_t b0, uint32_t b1, uint32_t b2, uint32_t b3) {
-    return (b0 << 24) | (b1 << 16) | (b2 << 8) | b3;
-  };
+  auto v4 = [](uint32_t b0, uint32_t b1, uint32_t b2, uint32_t b3) { return (b0 << 24) | (b1 << 16) | (b2 << 8) | b3; };
   // Loopback and private ranges: refused unless the operator allows private targets.
-  if (in(v4(127, 0, 0, 0), 8) || in(v4(10, 0, 0, 0), 8) || in(v4(172, 16, 0, 0), 12) ||
-      in(v4(192, 168, 0, 0), 16) || in(v4(100, 64, 0, 0), 10)) {
+  if (in(v4(127, 0, 0, 0), 8) || in(v4(10, 0, 0, 0), 8) || in(v4(172, 16, 0, 0), 12) || in(v4(192, 168, 0, 0), 16) ||
+      in(v4(100, 64, 0, 0), 10)) {
     return AddressClass::kPrivate;
   }
   // Never reachable: unspecified/"this network", link-local (cloud metadata),
   // IETF protocol assignments, documentation, 6to4 relay, benchmarking,
   // multicast, reserved and broadcast.
-  if (in(v4(0, 0, 0, 0), 8) || in(v4(169, 254, 0, 0), 16) || in(v4(192, 0, 0, 0), 24) ||
-      in(v4(192, 0, 2, 0), 24) || in(v4(192, 88, 99, 0), 24) || in(v4(198, 18, 0, 0), 15) ||
-      in(v4(198, 51, 100, 0), 24) || in(v4(203, 0, 113, 0), 24) || in(v4(224, 0, 0, 0), 4) ||
-      in(v4(240, 0, 0, 0), 4)) {
+  if (in(v4(0, 0, 0, 0), 8) || in(v4(169, 254, 0, 0), 16) || in(v4(192, 0, 0, 0), 24) || in(v4(192, 0, 2, 0), 24) ||
+      in(v4(192, 88, 99, 0), 24) || in(v4(198, 18, 0, 0), 15) || in(v4(198, 51, 100, 0), 24) ||
+      in(v4(203, 0, 113, 0), 24) || in(v4(224, 0, 0, 0), 4) || in(v4(240, 0, 0, 0), 4)) {
     return AddressClass::kForbidden;
   }
   return AddressClass::kPublic;
@@ -68,10 +65,10 @@ AddressClass classify_v6(const uint8_t* b) {
   if ((b[0] & 0xe0) != 0x20) return AddressClass::kForbidden;
   uint16_t w0 = static_cast<uint16_t>((b[0] << 8) | b[1]);
   uint16_t w1 = static_cast<uint16_t>((b[2] << 8) | b[3]);
-  if (w0 == 0x2001 && w1 < 0x0200) return AddressClass::kForbidden;     // 2001::/23 IETF (Teredo, ORCHID…)
-  if (w0 == 0x2001 && w1 == 0x0db8) return AddressClass::kForbidden;    // 2001:db8::/32 documentation
-  if (w0 == 0x2002) return AddressClass::kForbidden;                    // 2002::/16 6to4
-  if (w0 == 0x3fff && w1 < 0x1000) return AddressClass::kForbidden;     // 3fff::/20 documentation
+  if (w0 == 0x2001 && w1 < 0x0200) return AddressClass::kForbidden;   // 2001::/23 IETF (Teredo, ORCHID…)
+  if (w0 == 0x2001 && w1 == 0x0db8) return AddressClass::kForbidden;  // 2001:db8::/32 documentation
+  if (w0 == 0x2002) return AddressClass::kForbidden;                  // 2002::/16 6to4
+  if (w0 == 0x3fff && w1 < 0x1000) return AddressClass::kForbidden;   // 3fff::/20 documentation
   return AddressClass::kPublic;
 }
 
@@ -147,9 +144,7 @@ std::optional<std::string> canonical_endpoint(std::string entry) {
   return endpoint_of(reinterpret_cast<const sockaddr*>(&*ss));
 }
 
-bool is_host_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_';
-}
+bool is_host_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_'; }
 
 bool valid_reg_name(const std::string& host) {
   if (host.empty() || host.size() > 253 + 1) return false;
@@ -168,7 +163,6 @@ bool valid_reg_name(const std::string& host) {
   }
   return true;
 }
-
 
 }  // namespace
 
@@ -246,8 +240,8 @@ bool is_internal_hostname(const std::string& host_in) {
   while (!host.empty() && host.back() == '.') host.pop_back();
   if (host.empty()) return true;
   if (host.find('.') == std::string::npos) return true;  // "localhost", "intranet", "db"
-  static const std::array<const char*, 6> kSuffixes = {".localhost", ".internal", ".local",
-                                                        ".localdomain", ".home.arpa", ".lan"};
+  static const std::array<const char*, 6> kSuffixes = {".localhost",   ".internal",  ".local",
+                                                       ".localdomain", ".home.arpa", ".lan"};
   for (const char* s : kSuffixes) {
     if (ends_with(host, s)) return true;
   }
@@ -281,7 +275,8 @@ std::optional<UrlViolation> UrlPolicy::violation(const std::string& url, ParsedU
     auto sep = url.find("://");
     if (sep != std::string::npos) {
       std::string scheme = to_lower(url.substr(0, sep));
-      if (scheme != "http" && scheme != "https") return UrlViolation{Kind::kMalformed, "must use the http or https scheme"};
+      if (scheme != "http" && scheme != "https")
+        return UrlViolation{Kind::kMalformed, "must use the http or https scheme"};
     }
     return UrlViolation{Kind::kMalformed, "must be an absolute http or https URL with a host and no credentials"};
   }
@@ -298,7 +293,9 @@ std::optional<UrlViolation> UrlPolicy::violation(const std::string& url, ParsedU
     addrinfo* res = nullptr;
     std::string port = std::to_string(parsed->port);
     int rc = getaddrinfo(parsed->host.c_str(), port.c_str(), &hints, &res);
-    std::unique_ptr<addrinfo, void (*)(addrinfo*)> guard(res, [](addrinfo* a) { if (a) freeaddrinfo(a); });
+    std::unique_ptr<addrinfo, void (*)(addrinfo*)> guard(res, [](addrinfo* a) {
+      if (a) freeaddrinfo(a);
+    });
     if (rc != 0 || !res) return UrlViolation{Kind::kUnresolvable, "host does not resolve"};
     for (addrinfo* ai = res; ai; ai = ai->ai_next) {
       if (!address_allowed(ai->ai_addr)) return not_public;

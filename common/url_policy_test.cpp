@@ -61,12 +61,28 @@ TEST(UrlPolicyParse, Ipv6Literals) {
 }
 
 TEST(UrlPolicyParse, RefusesOtherSchemesAndMalformed) {
-  for (const char* bad : {"ftp://example.com/a", "file:///etc/passwd", "gopher://example.com/", "javascript:alert(1)",
-                          "data:text/plain,hi", "//example.com/a", "example.com/a", "http:/example.com", "http://",
-                          "http:///path", "", "http://exa mple.com/", "http://example.com/a b", "http://example.com/\t",
-                          "http://example.com\\@evil.com/", "http://ex%41mple.com/", "http://a..b/",
-                          "http://.example.com/", "http://ex\x01mple.com/", "http://ex\xc3\xa4mple.com/",
-                          "ws://example.com/", "https//example.com"}) {
+  for (const char* bad : {"ftp://example.com/a",
+                          "file:///etc/passwd",
+                          "gopher://example.com/",
+                          "javascript:alert(1)",
+                          "data:text/plain,hi",
+                          "//example.com/a",
+                          "example.com/a",
+                          "http:/example.com",
+                          "http://",
+                          "http:///path",
+                          "",
+                          "http://exa mple.com/",
+                          "http://example.com/a b",
+                          "http://example.com/\t",
+                          "http://example.com\\@evil.com/",
+                          "http://ex%41mple.com/",
+                          "http://a..b/",
+                          "http://.example.com/",
+                          "http://ex\x01mple.com/",
+                          "http://ex\xc3\xa4mple.com/",
+                          "ws://example.com/",
+                          "https//example.com"}) {
     EXPECT_FALSE(parse_http_url(bad)) << bad;
   }
 }
@@ -98,38 +114,62 @@ TEST(UrlPolicyParse, LabelLimits) {
 
 TEST(UrlPolicyAddress, Ipv4Refused) {
   for (const char* ip :
-       {"0.0.0.0", "0.1.2.3", "10.0.0.1", "10.255.255.255", "100.64.0.1", "100.127.255.255", "127.0.0.1",
-        "127.255.255.254", "169.254.169.254", "169.254.0.1", "172.16.0.1", "172.31.255.255", "192.0.0.8",
-        "192.0.2.1", "192.88.99.1", "192.168.0.1", "192.168.255.255", "198.18.0.1", "198.19.255.255",
-        "198.51.100.7", "203.0.113.9", "224.0.0.1", "239.255.255.250", "240.0.0.1", "250.1.2.3",
-        "255.255.255.255"}) {
+       {"0.0.0.0",        "0.1.2.3",         "10.0.0.1",        "10.255.255.255", "100.64.0.1",      "100.127.255.255",
+        "127.0.0.1",      "127.255.255.254", "169.254.169.254", "169.254.0.1",    "172.16.0.1",      "172.31.255.255",
+        "192.0.0.8",      "192.0.2.1",       "192.88.99.1",     "192.168.0.1",    "192.168.255.255", "198.18.0.1",
+        "198.19.255.255", "198.51.100.7",    "203.0.113.9",     "224.0.0.1",      "239.255.255.250", "240.0.0.1",
+        "250.1.2.3",      "255.255.255.255"}) {
     EXPECT_FALSE(is_public_address(std::string(ip))) << ip;
   }
 }
 
 TEST(UrlPolicyAddress, Ipv4PublicIncludingRangeEdges) {
-  for (const char* ip : {"1.1.1.1", "8.8.8.8", "93.184.216.34", "9.255.255.255", "11.0.0.0", "100.63.255.255",
-                         "100.128.0.0", "126.255.255.255", "128.0.0.1", "169.253.255.255", "169.255.0.0",
-                         "172.15.255.255", "172.32.0.0", "192.0.1.1", "192.0.3.1", "192.167.255.255",
-                         "192.169.0.0", "198.17.255.255", "198.20.0.0", "203.0.114.1", "223.255.255.255"}) {
+  for (const char* ip :
+       {"1.1.1.1",     "8.8.8.8",         "93.184.216.34",  "9.255.255.255",   "11.0.0.0",    "100.63.255.255",
+        "100.128.0.0", "126.255.255.255", "128.0.0.1",      "169.253.255.255", "169.255.0.0", "172.15.255.255",
+        "172.32.0.0",  "192.0.1.1",       "192.0.3.1",      "192.167.255.255", "192.169.0.0", "198.17.255.255",
+        "198.20.0.0",  "203.0.114.1",     "223.255.255.255"}) {
     EXPECT_TRUE(is_public_address(std::string(ip))) << ip;
   }
 }
 
 TEST(UrlPolicyAddress, Ipv6Refused) {
-  for (const char* ip : {"::", "::1", "fc00::1", "fd12:3456:789a::1", "fe80::1", "febf::1", "fec0::1", "ff02::1",
-                         "ff0e::1", "::ffff:127.0.0.1", "::ffff:10.1.2.3", "::ffff:169.254.169.254",
-                         "::ffff:192.168.1.1", "::ffff:0.0.0.0", "::ffff:255.255.255.255", "::127.0.0.1",
-                         "64:ff9b::a00:1", "64:ff9b:1::1", "100::1", "2001:db8::1", "2001:db8:ffff::1", "2001::1",
-                         "2001:1ff::1", "2002:7f00:1::1", "3fff::1", "3fff:fff::1", "1234::1", "4000::1",
+  for (const char* ip : {"::",
+                         "::1",
+                         "fc00::1",
+                         "fd12:3456:789a::1",
+                         "fe80::1",
+                         "febf::1",
+                         "fec0::1",
+                         "ff02::1",
+                         "ff0e::1",
+                         "::ffff:127.0.0.1",
+                         "::ffff:10.1.2.3",
+                         "::ffff:169.254.169.254",
+                         "::ffff:192.168.1.1",
+                         "::ffff:0.0.0.0",
+                         "::ffff:255.255.255.255",
+                         "::127.0.0.1",
+                         "64:ff9b::a00:1",
+                         "64:ff9b:1::1",
+                         "100::1",
+                         "2001:db8::1",
+                         "2001:db8:ffff::1",
+                         "2001::1",
+                         "2001:1ff::1",
+                         "2002:7f00:1::1",
+                         "3fff::1",
+                         "3fff:fff::1",
+                         "1234::1",
+                         "4000::1",
                          "e000::1"}) {
     EXPECT_FALSE(is_public_address(std::string(ip))) << ip;
   }
 }
 
 TEST(UrlPolicyAddress, Ipv6Public) {
-  for (const char* ip : {"2606:4700:4700::1111", "2a00:1450:4001:82b::200e", "2001:4860:4860::8888",
-                         "2001:200::1", "3fff:1000::1", "::ffff:8.8.8.8", "64:ff9b::808:808"}) {
+  for (const char* ip : {"2606:4700:4700::1111", "2a00:1450:4001:82b::200e", "2001:4860:4860::8888", "2001:200::1",
+                         "3fff:1000::1", "::ffff:8.8.8.8", "64:ff9b::808:808"}) {
     EXPECT_TRUE(is_public_address(std::string(ip))) << ip;
   }
 }
@@ -143,13 +183,13 @@ TEST(UrlPolicyAddress, NotNumericIsNotPublic) {
 // ---- internal names --------------------------------------------------------------
 
 TEST(UrlPolicyNames, InternalNames) {
-  for (const char* h : {"localhost", "LOCALHOST", "localhost.", "foo.localhost", "metadata.google.internal",
-                        "db.internal", "printer.local", "box.localdomain", "nas.home.arpa", "router.lan",
-                        "intranet", "db", ""}) {
+  for (const char* h :
+       {"localhost", "LOCALHOST", "localhost.", "foo.localhost", "metadata.google.internal", "db.internal",
+        "printer.local", "box.localdomain", "nas.home.arpa", "router.lan", "intranet", "db", ""}) {
     EXPECT_TRUE(is_internal_hostname(h)) << h;
   }
-  for (const char* h : {"example.com", "localhost.example.com", "internal.example.org", "local.example.net",
-                        "example.com."}) {
+  for (const char* h :
+       {"example.com", "localhost.example.com", "internal.example.org", "local.example.net", "example.com."}) {
     EXPECT_FALSE(is_internal_hostname(h)) << h;
   }
 }
@@ -170,15 +210,36 @@ std::string refusal_field(const UrlPolicy& p, const std::string& url, const std:
 
 TEST(UrlPolicyCheck, RefusesMalformedAndPrivateNamingTheField) {
   UrlPolicy p;
-  for (const char* url :
-       {"ftp://93.184.216.34/a", "not a url", "http://user@93.184.216.34/", "http://127.0.0.1/",
-        "http://127.0.0.1:8080/x", "http://10.0.0.5/", "http://172.20.1.1/", "http://192.168.1.1/",
-        "http://169.254.169.254/latest/meta-data/", "http://100.64.1.1/", "http://0.0.0.0/",
-        "http://255.255.255.255/", "http://224.0.0.1/", "http://240.0.0.1/", "http://[::1]/", "http://[fe80::1]/",
-        "http://[fd00::1]/", "http://[::ffff:127.0.0.1]/", "http://[::ffff:a9fe:a9fe]/", "http://localhost/",
-        "http://localhost:8080/", "http://foo.localhost/", "http://metadata.google.internal/",
-        "http://printer.local/", "http://intranet/", "http://2130706433/", "http://192.0.2.10/",
-        "http://198.51.100.1/", "http://203.0.113.1/", "http://[2001:db8::1]/"}) {
+  for (const char* url : {"ftp://93.184.216.34/a",
+                          "not a url",
+                          "http://user@93.184.216.34/",
+                          "http://127.0.0.1/",
+                          "http://127.0.0.1:8080/x",
+                          "http://10.0.0.5/",
+                          "http://172.20.1.1/",
+                          "http://192.168.1.1/",
+                          "http://169.254.169.254/latest/meta-data/",
+                          "http://100.64.1.1/",
+                          "http://0.0.0.0/",
+                          "http://255.255.255.255/",
+                          "http://224.0.0.1/",
+                          "http://240.0.0.1/",
+                          "http://[::1]/",
+                          "http://[fe80::1]/",
+                          "http://[fd00::1]/",
+                          "http://[::ffff:127.0.0.1]/",
+                          "http://[::ffff:a9fe:a9fe]/",
+                          "http://localhost/",
+                          "http://localhost:8080/",
+                          "http://foo.localhost/",
+                          "http://metadata.google.internal/",
+                          "http://printer.local/",
+                          "http://intranet/",
+                          "http://2130706433/",
+                          "http://192.0.2.10/",
+                          "http://198.51.100.1/",
+                          "http://203.0.113.1/",
+                          "http://[2001:db8::1]/"}) {
     EXPECT_EQ(refusal_field(p, url, "callback_url"), "callback_url") << url;
   }
 }

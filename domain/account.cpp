@@ -74,8 +74,8 @@ void apply(State& s, const std::string& type, const Json& d) {
     if (auto k = optional_key(d)) s.key_spend[{*k, d.at("month").get<std::string>()}] += charged;
   } else if (type == events::kTranscriptionAccepted) {
     if (auto at = parse_iso8601(d.at("accepted_at").get<std::string>()))
-      s.accepted.push_back({*at, d.at("billed_seconds").get<int64_t>(), d.value("transcription_id", int64_t{0}),
-                            d.value("attempt", 0)});
+      s.accepted.push_back(
+          {*at, d.at("billed_seconds").get<int64_t>(), d.value("transcription_id", int64_t{0}), d.value("attempt", 0)});
   } else if (type == events::kAcceptedSecondsCorrected) {
     const auto tid = d.at("transcription_id").get<int64_t>();
     const int attempt = d.at("attempt").get<int>();

@@ -41,7 +41,7 @@ struct State {
   plans::Tier plan = plans::Tier::Free;
   money::Micros balance = 0;
   std::map<int64_t, KeyState> keys;
-  std::map<std::string, Hold> open_holds;  // by hold id
+  std::map<std::string, Hold> open_holds;    // by hold id
   std::map<std::string, bool> closed_holds;  // hold ids settled or released
   // Settled spend per key and month ("YYYY-MM"), for monthly caps.
   std::map<std::pair<int64_t, std::string>, money::Micros> key_spend;

@@ -13,9 +13,12 @@ std::optional<Permission> parse_permission(std::string_view s) {
 
 std::string_view permission_name(Permission p) {
   switch (p) {
-    case Permission::Full: return "full";
-    case Permission::ReadOnly: return "read_only";
-    case Permission::Agent: return "agent";
+    case Permission::Full:
+      return "full";
+    case Permission::ReadOnly:
+      return "read_only";
+    case Permission::Agent:
+      return "agent";
   }
   return "full";
 }

@@ -6,7 +6,7 @@
 // domain/plans.h; process settings (pool sizes, ports) in common/config.h.
 namespace scribe::limits {
 
-inline constexpr int kRequestsPerMinute = 60;          // default; operators may raise it
+inline constexpr int kRequestsPerMinute = 60;  // default; operators may raise it
 inline constexpr int kRateWindowMs = 60'000;
 inline constexpr int kMaxActiveApiKeys = 20;
 inline constexpr int64_t kMaxUploadBytes = 1'073'741'824;

@@ -10,7 +10,7 @@ namespace scribe::measurement {
 namespace {
 
 eventstore::NewEvent measured_event(const transcription::State& tr, double seconds, int64_t billed, money::Micros held,
-                            const std::optional<std::string>& hold) {
+                                    const std::optional<std::string>& hold) {
   return {events::kTranscriptionMeasured,
           {{"transcription_id", tr.id},
            {"attempt", tr.attempt},

@@ -45,8 +45,8 @@ World created(double declared, money::Micros balance, std::optional<money::Micro
                           {"billed_seconds", price.billed_seconds},
                           {"accepted_at", to_iso8601(now())}}}});
   const std::string hold = transcription::hold_id(kTid, 1);
-  apply_account(w.acc, wallet::place_hold(w.acc, {hold, price.charge, 11, key_cap, "transcription", Json::object()},
-                                          now()));
+  apply_account(w.acc,
+                wallet::place_hold(w.acc, {hold, price.charge, 11, key_cap, "transcription", Json::object()}, now()));
   apply_transcription(w.tr, {transcription::created(kTid, 1, 11, r, price.billed_seconds, price.charge, hold)});
   return w;
 }

@@ -17,12 +17,12 @@ std::string standard_profile_description;
 // Labels for the codes an external engine may list; others show the code.
 const std::map<std::string, std::pair<std::string, std::string>>& language_names() {
   static const std::map<std::string, std::pair<std::string, std::string>> names = {
-      {"en", {"English", "English"}},     {"de", {"German", "Deutsch"}},     {"fr", {"French", "Français"}},
-      {"es", {"Spanish", "Español"}},     {"it", {"Italian", "Italiano"}},   {"pt", {"Portuguese", "Português"}},
-      {"nl", {"Dutch", "Nederlands"}},    {"ja", {"Japanese", "日本語"}},    {"zh", {"Chinese", "中文"}},
-      {"ru", {"Russian", "Русский"}},     {"pl", {"Polish", "Polski"}},      {"sv", {"Swedish", "Svenska"}},
-      {"tr", {"Turkish", "Türkçe"}},      {"uk", {"Ukrainian", "Українська"}}, {"ko", {"Korean", "한국어"}},
-      {"ar", {"Arabic", "العربية"}},      {"hi", {"Hindi", "हिन्दी"}},
+      {"en", {"English", "English"}},  {"de", {"German", "Deutsch"}},       {"fr", {"French", "Français"}},
+      {"es", {"Spanish", "Español"}},  {"it", {"Italian", "Italiano"}},     {"pt", {"Portuguese", "Português"}},
+      {"nl", {"Dutch", "Nederlands"}}, {"ja", {"Japanese", "日本語"}},      {"zh", {"Chinese", "中文"}},
+      {"ru", {"Russian", "Русский"}},  {"pl", {"Polish", "Polski"}},        {"sv", {"Swedish", "Svenska"}},
+      {"tr", {"Turkish", "Türkçe"}},   {"uk", {"Ukrainian", "Українська"}}, {"ko", {"Korean", "한국어"}},
+      {"ar", {"Arabic", "العربية"}},   {"hi", {"Hindi", "हिन्दी"}},
   };
   return names;
 }
@@ -47,14 +47,14 @@ std::vector<Pipeline> catalogue() {
   // honest one; a measured figure is in bench/ and the closing notes.
   Language en{"en", "English", "English", "15_percent_or_higher"};
   std::vector<Pipeline> list = {Pipeline{"standard",
-                                          "Standard (PocketSphinx, US English)",
-                                          pricing::kDisplayUsdPerMinute,
-                                          pricing::kDisplayUsdPerHour,
-                                          {en},
-                                          {en},
-                                          {"sentence", "word"},
-                                          standard_profile,
-                                          standard_profile_description}};
+                                         "Standard (PocketSphinx, US English)",
+                                         pricing::kDisplayUsdPerMinute,
+                                         pricing::kDisplayUsdPerHour,
+                                         {en},
+                                         {en},
+                                         {"sentence", "word"},
+                                         standard_profile,
+                                         standard_profile_description}};
   if (!external_codes.empty()) {
     // No benchmark of the operator's model exists here, so no band is claimed.
     std::vector<Language> langs;
@@ -63,9 +63,15 @@ std::vector<Pipeline> catalogue() {
       langs.push_back(it == language_names().end() ? Language{code, code, code, ""}
                                                    : Language{code, it->second.first, it->second.second, ""});
     }
-    list.push_back(Pipeline{kExternalPipeline, "OpenAI-compatible speech server (operator-configured)",
-                            pricing::kDisplayUsdPerMinute, pricing::kDisplayUsdPerHour,
-                            langs, langs, {"sentence", "word"}, "", ""});
+    list.push_back(Pipeline{kExternalPipeline,
+                            "OpenAI-compatible speech server (operator-configured)",
+                            pricing::kDisplayUsdPerMinute,
+                            pricing::kDisplayUsdPerHour,
+                            langs,
+                            langs,
+                            {"sentence", "word"},
+                            "",
+                            ""});
   }
   return list;
 }

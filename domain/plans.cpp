@@ -15,23 +15,33 @@ std::optional<Tier> parse(std::string_view n) {
 
 std::string_view name(Tier t) {
   switch (t) {
-    case Tier::Free: return "free";
-    case Tier::Starter: return "starter";
-    case Tier::Pro: return "pro";
-    case Tier::Business: return "business";
-    case Tier::Enterprise: return "enterprise";
+    case Tier::Free:
+      return "free";
+    case Tier::Starter:
+      return "starter";
+    case Tier::Pro:
+      return "pro";
+    case Tier::Business:
+      return "business";
+    case Tier::Enterprise:
+      return "enterprise";
   }
   return "free";
 }
 
 PlanLimits limits_of(Tier t) {
   switch (t) {
-    case Tier::Free: return {std::nullopt, 90, 60, true, std::nullopt};
-    case Tier::Starter: return {1, 120, 120, false, 10};
-    case Tier::Pro: return {3, 300, 360, false, 30};
-    case Tier::Business: return {15, 600, 1200, false, 150};
+    case Tier::Free:
+      return {std::nullopt, 90, 60, true, std::nullopt};
+    case Tier::Starter:
+      return {1, 120, 120, false, 10};
+    case Tier::Pro:
+      return {3, 300, 360, false, 30};
+    case Tier::Business:
+      return {15, 600, 1200, false, 150};
     // Enterprise files may be as long as the platform takes any file.
-    case Tier::Enterprise: return {50, limits::kPlatformMaxFileMinutes, std::nullopt, false, 500};
+    case Tier::Enterprise:
+      return {50, limits::kPlatformMaxFileMinutes, std::nullopt, false, 500};
   }
   return {std::nullopt, 90, 60, true, std::nullopt};
 }

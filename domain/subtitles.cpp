@@ -134,10 +134,10 @@ double break_cost(const Token& a, const Token& b) {
 // building time.
 struct LayoutScratch {
   std::vector<int64_t> prefix;
-  std::vector<double> cost;          // break cost before each token position
-  std::vector<char> glue;            // whether that break parts article and word
-  std::vector<double> best;          // (lines + 1) x (count + 1), row-major
-  std::vector<std::size_t> from;     // same shape
+  std::vector<double> cost;       // break cost before each token position
+  std::vector<char> glue;         // whether that break parts article and word
+  std::vector<double> best;       // (lines + 1) x (count + 1), row-major
+  std::vector<std::size_t> from;  // same shape
 };
 
 // Breaks tokens [begin, begin+count) into the fewest lines that fit, choosing
@@ -152,7 +152,8 @@ std::vector<std::size_t> layout_lines(const std::vector<Token>& tokens, std::siz
   // prefix[k]: characters of the first k tokens without spaces.
   std::vector<int64_t>& prefix = scratch.prefix;
   prefix.assign(count + 1, 0);
-  for (std::size_t k = 0; k < count; ++k) prefix[k + 1] = prefix[k] + static_cast<int64_t>(tokens[begin + k].display_chars);
+  for (std::size_t k = 0; k < count; ++k)
+    prefix[k + 1] = prefix[k] + static_cast<int64_t>(tokens[begin + k].display_chars);
   auto width = [&](std::size_t a, std::size_t b) { return prefix[b] - prefix[a] + static_cast<int64_t>(b - a - 1); };
   // cost[p]: break_cost of a line break before token p (0 < p < count);
   // glue[p]: that break would part an article from its word.
@@ -189,7 +190,10 @@ std::vector<std::size_t> layout_lines(const std::vector<Token>& tokens, std::siz
         }
         // A slight preference for a shorter top line (the "pyramid").
         if (l == 1 && lines == 2 && w > width(p, count)) c += 0.05;
-        if (c < best(l, p)) { best(l, p) = c; from(l, p) = q; }
+        if (c < best(l, p)) {
+          best(l, p) = c;
+          from(l, p) = q;
+        }
       }
     }
   }
@@ -218,12 +222,12 @@ struct Block {
 };
 
 // Splits each block into cues (token ranges) and lays out their lines.
-std::vector<Cue> group_cues(const std::vector<Token>& tokens, const std::vector<Block>& blocks,
-                            const BuildOptions& o) {
+std::vector<Cue> group_cues(const std::vector<Token>& tokens, const std::vector<Block>& blocks, const BuildOptions& o) {
   const Preset& p = *o.preset;
   const int cap = p.max_chars_per_line;
   std::vector<int64_t> prefix(tokens.size() + 1, 0);
-  for (std::size_t k = 0; k < tokens.size(); ++k) prefix[k + 1] = prefix[k] + static_cast<int64_t>(tokens[k].display_chars);
+  for (std::size_t k = 0; k < tokens.size(); ++k)
+    prefix[k + 1] = prefix[k] + static_cast<int64_t>(tokens[k].display_chars);
   auto width = [&](std::size_t a, std::size_t b) { return prefix[b] - prefix[a] + static_cast<int64_t>(b - a - 1); };
 
   LayoutScratch scratch;
@@ -258,7 +262,10 @@ std::vector<Cue> group_cues(const std::vector<Token>& tokens, const std::vector<
           // Avoid leaving a short orphan at the end of the block.
           if (static_cast<double>(width(j + 1, block.end)) < 0.25 * capacity) score -= 0.4;
         }
-        if (score >= best_score) { best_score = score; best_end = j + 1; }
+        if (score >= best_score) {
+          best_score = score;
+          best_end = j + 1;
+        }
       }
       Cue c;
       c.speaker = speaker;
@@ -352,12 +359,9 @@ const std::vector<Preset>& presets() {
   // presets' 40 ms is a plain minimum blank, not a frame count: their
   // players draw captions on their own clock.
   static const std::vector<Preset> table = {
-      {"youtube", 42, 2, 1000, 7000, 20.0, 40},
-      {"tiktok-shorts", 22, 2, 600, 3000, 20.0, 40},
-      {"instagram-reels", 26, 2, 600, 3500, 20.0, 40},
-      {"netflix", 42, 2, 833, 7000, 17.0, 84},
-      {"podcast", 50, 2, 1000, 8000, 20.0, 40},
-      {"broadcast", 37, 2, 1000, 6000, 15.0, 120},
+      {"youtube", 42, 2, 1000, 7000, 20.0, 40},        {"tiktok-shorts", 22, 2, 600, 3000, 20.0, 40},
+      {"instagram-reels", 26, 2, 600, 3500, 20.0, 40}, {"netflix", 42, 2, 833, 7000, 17.0, 84},
+      {"podcast", 50, 2, 1000, 8000, 20.0, 40},        {"broadcast", 37, 2, 1000, 6000, 15.0, 120},
   };
   return table;
 }
@@ -379,17 +383,16 @@ bool is_article(std::string_view word) {
 
 bool is_preposition(std::string_view word) {
   static constexpr std::array<std::string_view, 32> list = {
-      "of",     "to",     "in",      "on",     "at",      "for",    "with",   "from",
-      "by",     "about",  "into",    "onto",   "over",    "under",  "between", "through",
-      "during", "without", "within", "upon",   "across",  "against", "among", "toward",
-      "towards", "behind", "beyond", "near",   "per",     "via",    "like",   "off"};
+      "of",    "to",     "in",      "on",      "at",      "for",    "with",    "from",   "by",   "about",  "into",
+      "onto",  "over",   "under",   "between", "through", "during", "without", "within", "upon", "across", "against",
+      "among", "toward", "towards", "behind",  "beyond",  "near",   "per",     "via",    "like", "off"};
   return in_list(word, list);
 }
 
 bool is_conjunction(std::string_view word) {
   static constexpr std::array<std::string_view, 19> list = {
-      "and", "but", "or", "nor", "so", "yet", "because", "although", "though", "while",
-      "whereas", "unless", "if", "when", "whether", "which", "who", "where", "than"};
+      "and",     "but",    "or", "nor",  "so",      "yet",   "because", "although", "though", "while",
+      "whereas", "unless", "if", "when", "whether", "which", "who",     "where",    "than"};
   return in_list(word, list);
 }
 

@@ -51,8 +51,8 @@ struct Cue {
   int64_t start_ms = 0;
   int64_t end_ms = 0;
   std::optional<std::string> speaker;
-  std::string label;                   // "[SPEAKER_00] " when labelled, else empty
-  std::size_t first_token = 0;         // into CueSet::tokens
+  std::string label;            // "[SPEAKER_00] " when labelled, else empty
+  std::size_t first_token = 0;  // into CueSet::tokens
   std::size_t token_count = 0;
   std::vector<std::size_t> line_tokens;  // tokens per line, in order
   std::vector<std::string> lines;        // rendered lines; the label opens the first

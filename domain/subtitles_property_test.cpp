@@ -44,7 +44,7 @@ Transcript random_transcript(std::mt19937& rng) {
   Transcript t;
   const int n = 1 + static_cast<int>(rng() % 150);
   const double speaker_change = u(rng) < 0.2 ? 0.5 : 0.05;  // some transcripts switch speakers constantly
-  const double dense = u(rng);  // how tight the speech is
+  const double dense = u(rng);                              // how tight the speech is
   int64_t clock = static_cast<int64_t>(rng() % 5000);
   auto speaker = speakers[rng() % speakers.size()];
   for (int i = 0; i < n; ++i) {
@@ -61,7 +61,8 @@ Transcript random_transcript(std::mt19937& rng) {
     if (gap < 0.6) clock += static_cast<int64_t>(dense < 0.3 ? rng() % 20 : rng() % 200);
     else if (gap < 0.95) clock += static_cast<int64_t>(rng() % 900);
     else clock += 1000 + static_cast<int64_t>(rng() % 4000);
-    const int64_t duration = dense < 0.2 ? 10 + static_cast<int64_t>(rng() % 120) : 60 + static_cast<int64_t>(rng() % 900);
+    const int64_t duration =
+        dense < 0.2 ? 10 + static_cast<int64_t>(rng() % 120) : 60 + static_cast<int64_t>(rng() % 900);
     w.start_ms = clock;
     w.end_ms = clock + (u(rng) < 0.02 ? 9000 : duration);  // now and then a word longer than any cue
     w.speaker = speaker;
@@ -92,7 +93,8 @@ void check(const CueSet& set, const std::vector<Word>& words, const Preset& p, b
   SCOPED_TRACE(what);
   // Every word appears exactly once, in order.
   ASSERT_EQ(set.tokens.size(), words.size());
-  for (std::size_t k = 0; k < words.size(); ++k) ASSERT_EQ(shown(set.tokens[k]), words[k].text + words[k].punctuation.value_or(""));
+  for (std::size_t k = 0; k < words.size(); ++k)
+    ASSERT_EQ(shown(set.tokens[k]), words[k].text + words[k].punctuation.value_or(""));
   ASSERT_FALSE(set.cues.empty());
   std::size_t next_token = 0;
   for (std::size_t i = 0; i < set.cues.size(); ++i) {
@@ -123,12 +125,14 @@ void check(const CueSet& set, const std::vector<Word>& words, const Preset& p, b
       }
     }
     ASSERT_EQ(k, c.first_token + c.token_count);
-    for (std::size_t t = c.first_token + 1; t < k; ++t) ASSERT_EQ(set.tokens[t].speaker, c.speaker);  // one voice per cue
+    for (std::size_t t = c.first_token + 1; t < k; ++t)
+      ASSERT_EQ(set.tokens[t].speaker, c.speaker);  // one voice per cue
     // A cue of several words ends on an article only where a block ends (word
     // mode: the speaker changes or a long pause follows).
     if (set.mode == Mode::Word && c.token_count > 1 && k < set.tokens.size()) {
       const Token& last = set.tokens[k - 1];
-      const bool block_end = set.tokens[k].speaker != last.speaker || set.tokens[k].start_ms - last.end_ms > kMaxPauseInCueMs;
+      const bool block_end =
+          set.tokens[k].speaker != last.speaker || set.tokens[k].start_ms - last.end_ms > kMaxPauseInCueMs;
       ASSERT_FALSE(!last.punctuation && is_article(last.text) && !block_end) << c.lines.back();
     }
     // Timing: ordered, no overlap, the preset's gap, at most max duration.
@@ -142,8 +146,8 @@ void check(const CueSet& set, const std::vector<Word>& words, const Preset& p, b
     // Shorter than the minimum, or than the reading time, only when no room
     // is left: it starts as early as allowed and the next cue follows at
     // exactly the gap; or (reading time) it already lasts max_duration.
-    const bool no_room = c.start_ms == lo && i + 1 < set.cues.size() &&
-                         set.cues[i + 1].start_ms - c.end_ms == p.min_gap_ms;
+    const bool no_room =
+        c.start_ms == lo && i + 1 < set.cues.size() && set.cues[i + 1].start_ms - c.end_ms == p.min_gap_ms;
     const int64_t dur = c.end_ms - c.start_ms;
     if (dur < p.min_duration_ms) {
       ASSERT_TRUE(no_room) << "duration " << dur;

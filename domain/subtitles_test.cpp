@@ -88,9 +88,9 @@ TEST(Subtitles, ShortSentencesBecomeOneCueEachInSrt) {
 }
 
 TEST(Subtitles, NetflixBreaksLinesAtPunctuationAndNeverAfterAnArticle) {
-  const auto words = speak(
-      "We walked along the river for an hour, and then we sat down on the old wooden bench near the bridge.", 0,
-      "SPEAKER_00");
+  const auto words =
+      speak("We walked along the river for an hour, and then we sat down on the old wooden bench near the bridge.", 0,
+            "SPEAKER_00");
   const auto set = build_from_words(words, {&preset("netflix"), false});
   for (const auto& c : set.cues) {
     ASSERT_LE(c.lines.size(), 2u);
@@ -159,8 +159,10 @@ TEST(Subtitles, JsonIsCamelCaseWithWordsInWordModeOnly) {
   EXPECT_EQ(cue["text"], "Hello there,\nmy friend.");
   EXPECT_EQ(cue["speaker"], "SPEAKER_00");
   ASSERT_EQ(cue["words"].size(), 4u);
-  EXPECT_EQ(cue["words"][1], (nlohmann::json{{"text", "there"}, {"startMs", 333}, {"endMs", 613},
-                                             {"punctuationAfter", ","}, {"speaker", "SPEAKER_00"}}));
+  EXPECT_EQ(
+      cue["words"][1],
+      (nlohmann::json{
+          {"text", "there"}, {"startMs", 333}, {"endMs", 613}, {"punctuationAfter", ","}, {"speaker", "SPEAKER_00"}}));
   EXPECT_TRUE(cue["words"][0]["punctuationAfter"].is_null());
   const auto s = nlohmann::json::parse(
       render_json(build_from_segments({{1, 0, 900, std::nullopt, "Quote \"me\"\\."}}, {&preset("youtube"), false})));

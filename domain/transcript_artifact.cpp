@@ -21,8 +21,9 @@ Json to_json(const TranscriptArtifact& a) {
                     {"text", s.text},
                     {"words", std::move(words)}});
   }
-  return {{"version", 1},         {"duration_seconds", a.duration_seconds}, {"language", a.language},
-          {"engine", a.engine},   {"speakers", a.speakers},                 {"segments", std::move(segs)}};
+  return {{"version", 1},           {"duration_seconds", a.duration_seconds},
+          {"language", a.language}, {"engine", a.engine},
+          {"speakers", a.speakers}, {"segments", std::move(segs)}};
 }
 
 TranscriptArtifact artifact_from_json(const Json& j) {

@@ -53,9 +53,7 @@ std::string hold_id(int64_t id, int attempt) {
   return "transcription-" + std::to_string(id) + "-" + std::to_string(attempt);
 }
 
-bool is_active(const std::string& status) {
-  return status == kProcessing || status == "queued" || status == "pending";
-}
+bool is_active(const std::string& status) { return status == kProcessing || status == "queued" || status == "pending"; }
 bool is_terminal(const std::string& status) {
   return status == kCompleted || status == kFailed || status == kCancelled;
 }
@@ -113,7 +111,7 @@ std::optional<eventstore::NewEvent> stage_changed(const State& s, int attempt, c
   if (!is_pipeline_stage(stage)) throw std::invalid_argument("unknown pipeline stage " + stage);
   if (!s.exists || s.deleted || s.status != kProcessing || s.attempt != attempt) return std::nullopt;
   return eventstore::NewEvent{events::kTranscriptionStageChanged,
-                      {{"transcription_id", s.id}, {"attempt", attempt}, {"stage", stage}}};
+                              {{"transcription_id", s.id}, {"attempt", attempt}, {"stage", stage}}};
 }
 
 State fold(const std::vector<eventstore::RecordedEvent>& events) { return eventstore::fold<State>(events, apply); }
@@ -126,7 +124,7 @@ std::optional<std::string> clean_title(const std::optional<std::string>& title) 
     const unsigned char c = static_cast<unsigned char>(s[i]);
     if (c < 0x20 || c == 0x7f) return 1;
     const auto next = [&](std::size_t k) { return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0; };
-    if (c == 0xC2 && next(1) >= 0x80 && next(1) <= 0x9F) return 2;                     // U+0080-U+009F
+    if (c == 0xC2 && next(1) >= 0x80 && next(1) <= 0x9F) return 2;                       // U+0080-U+009F
     if (c == 0xE2 && next(1) == 0x80 && (next(2) == 0xA8 || next(2) == 0xA9)) return 3;  // U+2028, U+2029
     return 0;
   };
@@ -185,9 +183,9 @@ void check_request(const Request& r) {
       if (p.code == r.pipeline_code)
         for (const auto& l : p.languages) supported = supported || l.code == r.language;
     if (!supported)
-      throw Error("unsupported_language", "language '" + r.language +
-                                              "' is not supported by pipeline " + r.pipeline_code +
-                                              "; use 'auto' or one of GET /api/v1/pipelines",
+      throw Error("unsupported_language",
+                  "language '" + r.language + "' is not supported by pipeline " + r.pipeline_code +
+                      "; use 'auto' or one of GET /api/v1/pipelines",
                   {{"field", "language"}});
   }
   if (r.addons.size() > static_cast<std::size_t>(limits::kMaxAddons))
@@ -212,21 +210,22 @@ void check_plan_length(double duration_seconds, plans::Tier tier) {
   if (duration_seconds > cap * 60.0)
     throw Error("invalid_request",
                 "the file is " + std::to_string(static_cast<int64_t>(std::ceil(duration_seconds / 60))) +
-                    " minutes long; the " + std::string(plans::name(tier)) + " plan's cap is " +
-                    std::to_string(cap) + " minutes per file",
+                    " minutes long; the " + std::string(plans::name(tier)) + " plan's cap is " + std::to_string(cap) +
+                    " minutes per file",
                 {{"field", "duration_seconds"}, {"max_file_minutes", cap}});
 }
 
 void check_max_charge(std::optional<money::Micros> max_charge, money::Micros charge) {
   if (max_charge && charge > *max_charge)
     throw Error("max_charge_exceeded",
-                "the charge of " + format_number(money::to_usd(charge)) + " USD is above max_charge_usd; nothing was "
-                "created or held",
+                "the charge of " + format_number(money::to_usd(charge)) +
+                    " USD is above max_charge_usd; nothing was "
+                    "created or held",
                 {{"charge_usd", money::to_usd(charge)}, {"max_charge_usd", money::to_usd(*max_charge)}});
 }
 
 eventstore::NewEvent quoted(int64_t id, int64_t account_id, std::optional<int64_t> key_id, const Request& r,
-                    int64_t billed_seconds, money::Micros charge, TimePoint expires_at) {
+                            int64_t billed_seconds, money::Micros charge, TimePoint expires_at) {
   Json d = request_json(r);
   d["transcription_id"] = id;
   d["account_id"] = account_id;
@@ -238,7 +237,7 @@ eventstore::NewEvent quoted(int64_t id, int64_t account_id, std::optional<int64_
 }
 
 eventstore::NewEvent created(int64_t id, int64_t account_id, std::optional<int64_t> key_id, const Request& r,
-                     int64_t billed_seconds, money::Micros charge, const std::string& hold) {
+                             int64_t billed_seconds, money::Micros charge, const std::string& hold) {
   Json d = request_json(r);
   d["transcription_id"] = id;
   d["account_id"] = account_id;
@@ -252,7 +251,7 @@ eventstore::NewEvent created(int64_t id, int64_t account_id, std::optional<int64
 }
 
 eventstore::NewEvent retried(const State& s, int64_t billed_seconds, money::Micros charge, const std::string& hold,
-                     std::optional<money::Micros> max_charge) {
+                             std::optional<money::Micros> max_charge) {
   if (!s.exists || s.deleted) throw Error::not_found("transcription");
   if (s.status != kFailed)
     throw Error("invalid_request", "only a failed transcription can be retried; this one is " + s.status,

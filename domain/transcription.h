@@ -52,9 +52,9 @@ struct State {
   std::string stage;
   int attempt = 0;
   bool deleted = false;
-  money::Micros last_charge = 0;  // what the current attempt holds
-  int64_t billed_seconds = 0;     // the seconds that hold covers
-  std::optional<std::string> hold;  // the current attempt's hold (none when it costs 0)
+  money::Micros last_charge = 0;            // what the current attempt holds
+  int64_t billed_seconds = 0;               // the seconds that hold covers
+  std::optional<std::string> hold;          // the current attempt's hold (none when it costs 0)
   std::optional<money::Micros> max_charge;  // the current attempt's ceiling
   std::optional<double> measured_seconds;   // the current attempt's measured length
   double duration_seconds = 0;
@@ -83,12 +83,12 @@ std::optional<std::string> normalize_upload_id(const std::string& raw);
 
 // Events. Payload fields are the Request's plus pricing and ids.
 eventstore::NewEvent quoted(int64_t id, int64_t account_id, std::optional<int64_t> key_id, const Request& r,
-                    int64_t billed_seconds, money::Micros charge, TimePoint expires_at);
+                            int64_t billed_seconds, money::Micros charge, TimePoint expires_at);
 eventstore::NewEvent created(int64_t id, int64_t account_id, std::optional<int64_t> key_id, const Request& r,
-                     int64_t billed_seconds, money::Micros charge, const std::string& hold);
+                             int64_t billed_seconds, money::Micros charge, const std::string& hold);
 // Refused unless the transcription failed; returns the TranscriptionRetried event.
 eventstore::NewEvent retried(const State& s, int64_t billed_seconds, money::Micros charge, const std::string& hold,
-                     std::optional<money::Micros> max_charge);
+                             std::optional<money::Micros> max_charge);
 eventstore::NewEvent deleted(const State& s);
 // The pipeline's progress on the current attempt: nullopt when `attempt` is
 // not the current processing attempt (retried, finished or deleted), so a

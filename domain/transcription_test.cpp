@@ -52,8 +52,14 @@ TEST(StageChanged, OnlyThePipelineStages) {
 TEST(CleanTitle, ControlCharactersAndLineBreaksBecomeOneSpace) {
   EXPECT_EQ(clean_title("a\r\n# injected"), "a # injected");
   EXPECT_EQ(clean_title("a \r\n b"), "a b");  // the spaces beside a break go with it
-  EXPECT_EQ(clean_title("tab\there\x0b\x0c" "and\x7f" "del"), "tab here and del");
-  EXPECT_EQ(clean_title("nel\xC2\x85" "c1\xC2\x9F" "end"), "nel c1 end");  // U+0085, U+009F
+  EXPECT_EQ(clean_title("tab\there\x0b\x0c"
+                        "and\x7f"
+                        "del"),
+            "tab here and del");
+  EXPECT_EQ(clean_title("nel\xC2\x85"
+                        "c1\xC2\x9F"
+                        "end"),
+            "nel c1 end");                                             // U+0085, U+009F
   EXPECT_EQ(clean_title("ls\xE2\x80\xA8ps\xE2\x80\xA9x"), "ls ps x");  // U+2028, U+2029
   EXPECT_EQ(clean_title("  \n  Talk.mp3 \r\n"), "Talk.mp3");
   // Printable text, inner spaces and non-control non-ASCII stay as they are.

@@ -10,9 +10,9 @@
 namespace scribe::upload {
 namespace {
 
-constexpr const char* kContentTypes[] = {
-    "audio/mpeg", "audio/mp3",  "audio/wav",  "audio/m4a", "audio/mp4",       "audio/x-m4a",    "audio/aac",
-    "audio/ogg",  "audio/webm", "audio/flac", "video/mp4", "video/webm",      "video/quicktime", "video/x-msvideo"};
+constexpr const char* kContentTypes[] = {"audio/mpeg",  "audio/mp3",  "audio/wav",       "audio/m4a",      "audio/mp4",
+                                         "audio/x-m4a", "audio/aac",  "audio/ogg",       "audio/webm",     "audio/flac",
+                                         "video/mp4",   "video/webm", "video/quicktime", "video/x-msvideo"};
 
 constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -45,8 +45,8 @@ const char* allowed_content_types_text() {
 
 std::string presigned_signature(std::string_view key, const PresignedFields& f) {
   return crypto::hmac_sha256_hex(key, "PUT\n" + f.upload_id + "\n" + f.content_type + "\n" +
-                                          std::to_string(f.file_size) + "\n" + std::to_string(f.expires_unix) +
-                                          "\n" + std::to_string(f.account_id));
+                                          std::to_string(f.file_size) + "\n" + std::to_string(f.expires_unix) + "\n" +
+                                          std::to_string(f.account_id));
 }
 
 bool verify_presigned(std::string_view key, const PresignedFields& f, std::string_view signature) {

@@ -7,9 +7,9 @@ namespace scribe::upload {
 namespace {
 
 TEST(UploadContentTypes, AcceptsExactlyTheSpecList) {
-  for (const char* t : {"audio/mpeg", "audio/mp3", "audio/wav", "audio/m4a", "audio/mp4", "audio/x-m4a", "audio/aac",
-                        "audio/ogg", "audio/webm", "audio/flac", "video/mp4", "video/webm", "video/quicktime",
-                        "video/x-msvideo"})
+  for (const char* t :
+       {"audio/mpeg", "audio/mp3", "audio/wav", "audio/m4a", "audio/mp4", "audio/x-m4a", "audio/aac", "audio/ogg",
+        "audio/webm", "audio/flac", "video/mp4", "video/webm", "video/quicktime", "video/x-msvideo"})
     EXPECT_TRUE(is_allowed_content_type(t)) << t;
   // Media types are case-insensitive and parameters do not change the type
   // (this test used to refuse the first two).
@@ -68,7 +68,8 @@ TEST(Base64, DecodesStandardPaddedAndRefusesTheRest) {
   EXPECT_EQ(base64_decode("Zm9v").value(), "foo");
   EXPECT_EQ(base64_decode("dGFsay5tcDM=").value(), "talk.mp3");
   for (const char* bad : {"Zg", "Zg=", "Z===", "Zg==Zg==", "Zm9v!", "Zm=v"}) EXPECT_FALSE(base64_decode(bad)) << bad;
-  for (std::string s : {"", "a", "ab", "abc", "abcd", "\xff\x00\x10 binary"}) EXPECT_EQ(base64_decode(base64_encode(s)), s);
+  for (std::string s : {"", "a", "ab", "abc", "abcd", "\xff\x00\x10 binary"})
+    EXPECT_EQ(base64_decode(base64_encode(s)), s);
 }
 
 TEST(UploadMetadata, ParsesPairsAndKeysWithoutValues) {

@@ -34,8 +34,8 @@ std::vector<eventstore::NewEvent> place_hold(const account::State& s, const Hold
     throw Error("internal_error", "this work already has a wallet hold; retry the request");
   if (s.available() < req.amount) {
     throw Error("insufficient_funds",
-                "the wallet cannot cover this charge: " + format_number(money::to_usd(req.amount)) +
-                    " USD needed, " + format_number(money::to_usd(std::max<money::Micros>(0, s.available()))) +
+                "the wallet cannot cover this charge: " + format_number(money::to_usd(req.amount)) + " USD needed, " +
+                    format_number(money::to_usd(std::max<money::Micros>(0, s.available()))) +
                     " USD available; top up the wallet",
                 {{"charge_usd", money::to_usd(req.amount)},
                  {"available_usd", money::to_usd(std::max<money::Micros>(0, s.available()))}});
@@ -50,7 +50,7 @@ std::vector<eventstore::NewEvent> place_hold(const account::State& s, const Hold
                    {"monthly_cap_usd", money::to_usd(*req.key_monthly_cap)},
                    {"month_to_date_spend_usd", money::to_usd(spent)}});
   }
-  Json d = {{"account_id", s.id},        {"hold_id", req.hold_id},
+  Json d = {{"account_id", s.id},          {"hold_id", req.hold_id},
             {"amount_micros", req.amount}, {"key_id", req.key_id ? Json(*req.key_id) : Json(nullptr)},
             {"month", month_of(at)},       {"purpose", req.purpose}};
   for (auto& [k, v] : req.reference.items()) d[k] = v;
@@ -58,7 +58,7 @@ std::vector<eventstore::NewEvent> place_hold(const account::State& s, const Hold
 }
 
 std::vector<eventstore::NewEvent> settle_hold(const account::State& s, const std::string& hold_id, money::Micros charge,
-                                      TimePoint at) {
+                                              TimePoint at) {
   auto it = s.open_holds.find(hold_id);
   if (it == s.open_holds.end()) return {};
   money::Micros charged = std::clamp<money::Micros>(charge, 0, it->second.amount);

@@ -20,7 +20,7 @@ struct HoldRequest {
   money::Micros amount = 0;
   std::optional<int64_t> key_id;
   std::optional<money::Micros> key_monthly_cap;
-  std::string purpose;  // "transcription", "clip", ...
+  std::string purpose;              // "transcription", "clip", ...
   Json reference = Json::object();  // e.g. {"transcription_id": 12}
 };
 
@@ -33,7 +33,7 @@ std::vector<eventstore::NewEvent> place_hold(const account::State& s, const Hold
 // Charges `charge` (at most the held amount) and releases the rest. A hold
 // already closed yields no events: settling twice is impossible.
 std::vector<eventstore::NewEvent> settle_hold(const account::State& s, const std::string& hold_id, money::Micros charge,
-                                      TimePoint at);
+                                              TimePoint at);
 std::vector<eventstore::NewEvent> release_hold(const account::State& s, const std::string& hold_id);
 
 // Settled spend of a key in the month of `at` plus its holds in flight.

@@ -60,8 +60,8 @@ void apply(State& s, const std::string& type, const Json& d) {
 
 State fold(const std::vector<eventstore::RecordedEvent>& events) { return eventstore::fold<State>(events, apply); }
 
-eventstore::NewEvent registered(const State& s, int64_t account_id, int64_t key_id, int64_t webhook_id, const std::string& url,
-                        const std::vector<std::string>& kinds) {
+eventstore::NewEvent registered(const State& s, int64_t account_id, int64_t key_id, int64_t webhook_id,
+                                const std::string& url, const std::vector<std::string>& kinds) {
   return {events::kWebhookRegistered,
           {{"account_id", account_id},
            {"key_id", key_id},
@@ -74,7 +74,7 @@ eventstore::NewEvent registered(const State& s, int64_t account_id, int64_t key_
 std::optional<eventstore::NewEvent> revoked(const State& s, int64_t account_id, int64_t key_id) {
   if (!s.active_webhook_id) return std::nullopt;
   return eventstore::NewEvent{events::kWebhookRevoked,
-                      {{"account_id", account_id}, {"key_id", key_id}, {"webhook_id", *s.active_webhook_id}}};
+                              {{"account_id", account_id}, {"key_id", key_id}, {"webhook_id", *s.active_webhook_id}}};
 }
 
 eventstore::NewEvent test_requested(const State& s, int64_t account_id, int64_t key_id) {

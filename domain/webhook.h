@@ -40,8 +40,8 @@ State fold(const std::vector<eventstore::RecordedEvent>& events);
 
 // WebhookRegistered {account_id, key_id, webhook_id, url, events,
 // replaced_webhook_id|null}: the new webhook replaces any active one.
-eventstore::NewEvent registered(const State& s, int64_t account_id, int64_t key_id, int64_t webhook_id, const std::string& url,
-                        const std::vector<std::string>& events);
+eventstore::NewEvent registered(const State& s, int64_t account_id, int64_t key_id, int64_t webhook_id,
+                                const std::string& url, const std::vector<std::string>& events);
 // WebhookRevoked {account_id, key_id, webhook_id}; nullopt when none is active.
 std::optional<eventstore::NewEvent> revoked(const State& s, int64_t account_id, int64_t key_id);
 // WebhookTestRequested {account_id, key_id, webhook_id, message}; throws
@@ -54,8 +54,7 @@ int64_t delivery_id(int64_t event_position, bool callback);
 std::string event_id(int64_t event_position);
 
 // The body: {"id","event","created","data"} (spec, Events).
-std::string delivery_body(const std::string& event_id, const std::string& kind, int64_t created_unix,
-                          const Json& data);
+std::string delivery_body(const std::string& event_id, const std::string& kind, int64_t created_unix, const Json& data);
 // X-Service-Signature: "t=<unix>,v1=<hex HMAC-SHA256 over "<t>.<body>">",
 // keyed by the whole signing secret (including its whsec_ prefix).
 std::string signature_header(const std::string& secret, int64_t unix_seconds, const std::string& body);

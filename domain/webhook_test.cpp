@@ -12,8 +12,7 @@ namespace {
 
 TEST(WebhookEvents, DefaultIsAllFourAndUnknownNamesAreDropped) {
   EXPECT_EQ(normalize_events(std::nullopt), subscribable_kinds());
-  EXPECT_EQ(normalize_events(std::vector<std::string>{"clip.failed", "nope", "transcription.completed",
-                                                      "clip.failed"}),
+  EXPECT_EQ(normalize_events(std::vector<std::string>{"clip.failed", "nope", "transcription.completed", "clip.failed"}),
             (std::vector<std::string>{"transcription.completed", "clip.failed"}));
   try {
     normalize_events(std::vector<std::string>{"nope", "webhook.test"});
@@ -95,8 +94,13 @@ TEST(WebhookRetry, SpecScheduleFiveAttempts) {
 TEST(WebhookSnapshot, FollowsTheTranscriptionThroughFailureRetryAndCompletion) {
   Json s;
   evolve_snapshot(s, events::kTranscriptionCreated,
-                  {{"transcription_id", 5}, {"source", "external_url"}, {"pipeline_code", "standard"},
-                   {"language", "auto"}, {"title", nullptr}, {"duration_seconds", 60.0}, {"charge_micros", 16667}},
+                  {{"transcription_id", 5},
+                   {"source", "external_url"},
+                   {"pipeline_code", "standard"},
+                   {"language", "auto"},
+                   {"title", nullptr},
+                   {"duration_seconds", 60.0},
+                   {"charge_micros", 16667}},
                   "2026-11-23T10:00:00.123456Z");
   EXPECT_EQ(s["id"], 5);
   EXPECT_EQ(s["status"], "processing");
@@ -106,10 +110,10 @@ TEST(WebhookSnapshot, FollowsTheTranscriptionThroughFailureRetryAndCompletion) {
                   "2026-11-23T10:00:01Z");
   EXPECT_EQ(s["stage"], "decoding");
   EXPECT_EQ(s["processing_started_at"], "2026-11-23T10:00:01.000Z");
-  evolve_snapshot(s, events::kTranscriptionFailed,
-                  {{"transcription_id", 5}, {"error", {{"code", "no_speech"}, {"message", "m"}}},
-                   {"charge_micros", 16667}},
-                  "2026-11-23T10:00:02Z");
+  evolve_snapshot(
+      s, events::kTranscriptionFailed,
+      {{"transcription_id", 5}, {"error", {{"code", "no_speech"}, {"message", "m"}}}, {"charge_micros", 16667}},
+      "2026-11-23T10:00:02Z");
   EXPECT_EQ(s["status"], "failed");
   EXPECT_EQ(s["error"]["code"], "no_speech");
   EXPECT_EQ(*delivery_kind(events::kTranscriptionFailed), kTranscriptionFailed);
@@ -118,8 +122,11 @@ TEST(WebhookSnapshot, FollowsTheTranscriptionThroughFailureRetryAndCompletion) {
   EXPECT_TRUE(s["error"].is_null());
   EXPECT_TRUE(s["completed_at"].is_null());
   evolve_snapshot(s, events::kTranscriptionCompleted,
-                  {{"transcription_id", 5}, {"duration_seconds", 59.5}, {"detected_language", "en"},
-                   {"title", "Talk"}, {"charge_micros", 19833}},
+                  {{"transcription_id", 5},
+                   {"duration_seconds", 59.5},
+                   {"detected_language", "en"},
+                   {"title", "Talk"},
+                   {"charge_micros", 19833}},
                   "2026-11-23T10:02:00Z");
   EXPECT_EQ(s["status"], "completed");
   EXPECT_EQ(s["stage"], "completed");

@@ -28,19 +28,16 @@
 namespace scribe::eventstore {
 namespace {
 
-const db::Statement kAppend{"events.append",
-                            "select stream_id, version, position, tx::text, "
-                            SCRIBE_SQL_ISO_US("now()")
-                            " from scribe_append($1::jsonb)"};
+const db::Statement kAppend{"events.append", "select stream_id, version, position, tx::text, " SCRIBE_SQL_ISO_US(
+                                                 "now()") " from scribe_append($1::jsonb)"};
 // One stream: the leaner function of migrations/050_append_stream.sql.
 const db::Statement kAppendStream{"events.append_stream",
-                                  "select version, position, tx::text, "
-                                  SCRIBE_SQL_ISO_US("recorded_at")
-                                  " from scribe_append_stream($1, $2, $3::jsonb)"};
-const db::Statement kReadStream{"events.read_stream",
-                                "select position, tx::text, stream_id, version, type, data::text, metadata::text, "
-                                SCRIBE_SQL_ISO_US("recorded_at")
-                                " from events where stream_id = $1 and version > $2 order by version"};
+                                  "select version, position, tx::text, " SCRIBE_SQL_ISO_US(
+                                      "recorded_at") " from scribe_append_stream($1, $2, $3::jsonb)"};
+const db::Statement kReadStream{
+    "events.read_stream",
+    "select position, tx::text, stream_id, version, type, data::text, metadata::text, " SCRIBE_SQL_ISO_US(
+        "recorded_at") " from events where stream_id = $1 and version > $2 order by version"};
 // The global order is by the xid8 column itself: ORDER BY must name e.tx, not
 // the output column tx::text, or "10" would sort before "9".
 const db::Statement kReadAll{"events.read_all",
@@ -62,11 +59,11 @@ const db::Statement kRedactUpdate{"events.redact_update",
                                   "update events set data = $2::jsonb, redacted_at = now() where position = $1"};
 
 const db::Statement kLockStream{"events.lock_stream",
-                                 "select pg_advisory_xact_lock(hashtextextended('stream:' || $1, 0))"};
+                                "select pg_advisory_xact_lock(hashtextextended('stream:' || $1, 0))"};
 const db::Statement kHead{"events.head",
-                         "select e.tx::text, e.position from events e "
-                         "where e.tx < pg_snapshot_xmin(pg_current_snapshot()) "
-                         "order by e.tx desc, e.position desc limit 1"};
+                          "select e.tx::text, e.position from events e "
+                          "where e.tx < pg_snapshot_xmin(pg_current_snapshot()) "
+                          "order by e.tx desc, e.position desc limit 1"};
 
 // Wakes the subscribers of one database after appends commit, for every
 // appender of this process. A NOTIFY takes a cluster-wide lock until its
@@ -184,8 +181,7 @@ std::vector<RecordedEvent> EventStore::append(pqxx::work& txn, const std::vector
   Json payload = Json::array();
   for (const auto& a : appends) {
     Json events = Json::array();
-    for (const auto& e : a.events)
-      events.push_back({{"type", e.type}, {"data", e.data}, {"metadata", e.metadata}});
+    for (const auto& e : a.events) events.push_back({{"type", e.type}, {"data", e.data}, {"metadata", e.metadata}});
     payload.push_back({{"stream", a.stream_id}, {"expected", a.expected.value}, {"events", std::move(events)}});
   }
   pqxx::result res;
@@ -208,8 +204,8 @@ std::vector<RecordedEvent> EventStore::append(pqxx::work& txn, const std::vector
   return finish_append(txn, std::move(recorded));
 }
 
-std::vector<RecordedEvent> EventStore::append(pqxx::work& txn, const std::string& stream_id,
-                                              ExpectedVersion expected, std::vector<NewEvent> events) const {
+std::vector<RecordedEvent> EventStore::append(pqxx::work& txn, const std::string& stream_id, ExpectedVersion expected,
+                                              std::vector<NewEvent> events) const {
   return append_one(txn, StreamAppend{stream_id, expected, std::move(events)});
 }
 

@@ -26,11 +26,11 @@ struct StreamAppend {
 
 // What group commit has done in this process (eventstore/group_commit.cpp).
 struct GroupCommitStats {
-  uint64_t batches = 0;    // transactions a leader ran, committed or not
-  uint64_t units = 0;      // commands' appends written in them
-  uint64_t largest = 0;    // the most units one transaction carried
-  uint64_t isolated = 0;   // units written again alone after their batch failed
-  uint64_t queued = 0;     // appends waiting for a leader now
+  uint64_t batches = 0;   // transactions a leader ran, committed or not
+  uint64_t units = 0;     // commands' appends written in them
+  uint64_t largest = 0;   // the most units one transaction carried
+  uint64_t isolated = 0;  // units written again alone after their batch failed
+  uint64_t queued = 0;    // appends waiting for a leader now
 };
 
 class GroupCommitQueues;
@@ -104,8 +104,7 @@ class EventStore {
   static std::vector<RecordedEvent> read_all(pqxx::transaction_base& txn, GlobalPosition after, int limit);
   // Every committed event in global order, without the xmin bound; only for
   // callers that hold the inline-projection exclusive lock (rebuilds).
-  static std::vector<RecordedEvent> read_all_unbounded(pqxx::transaction_base& txn, GlobalPosition after,
-                                                       int limit);
+  static std::vector<RecordedEvent> read_all_unbounded(pqxx::transaction_base& txn, GlobalPosition after, int limit);
 
   // The one redaction path: replaces the data of every event of the stream with
   // `keep(data)` and stamps redacted_at. Used by transcription deletion so that
@@ -128,8 +127,8 @@ class EventStore {
   // projector on what was written. Sets conflicted[u] for a unit whose expected
   // versions did not hold (it wrote nothing); returns each unit's events.
   std::vector<std::vector<RecordedEvent>> append_units(pqxx::work& txn,
-                                                      const std::vector<const std::vector<StreamAppend>*>& units,
-                                                      std::vector<bool>& conflicted) const;
+                                                       const std::vector<const std::vector<StreamAppend>*>& units,
+                                                       std::vector<bool>& conflicted) const;
   friend class GroupCommitter;
   // Defined in group_commit.cpp, where GroupCommitQueues is complete.
   static std::shared_ptr<GroupCommitQueues> new_group_commit_queues();

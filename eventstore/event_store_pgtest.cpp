@@ -75,7 +75,8 @@ TEST_F(EventStoreTest, SingleAndMultiEventAppendsGetConsecutiveVersions) {
   EXPECT_EQ(first[0].type, "Created");
   EXPECT_EQ(first[0].recorded_at.size(), 27u) << first[0].recorded_at;  // 2026-01-01T00:00:00.000000Z
 
-  auto more = append_committed(*conn, s, ExpectedVersion::exact(1), {ev("Changed", 2), ev("Changed", 3), ev("Changed", 4)});
+  auto more =
+      append_committed(*conn, s, ExpectedVersion::exact(1), {ev("Changed", 2), ev("Changed", 3), ev("Changed", 4)});
   ASSERT_EQ(more.size(), 3u);
   for (std::size_t i = 0; i < more.size(); ++i) {
     EXPECT_EQ(more[i].version, static_cast<int64_t>(i) + 2);
@@ -308,8 +309,8 @@ TEST_F(EventStoreTest, ReadAllNeverPassesAnUncommittedAppend) {
   // query, while A's is not; a reader ordering by position would pass A.
   {
     pqxx::read_transaction txn(*reader);
-    auto visible = txn.exec_params("select count(*) from events where stream_id like $1",
-                                   prefix + "-%")[0][0].as<int64_t>();
+    auto visible =
+        txn.exec_params("select count(*) from events where stream_id like $1", prefix + "-%")[0][0].as<int64_t>();
     EXPECT_EQ(visible, 8);
   }
 
@@ -317,8 +318,8 @@ TEST_F(EventStoreTest, ReadAllNeverPassesAnUncommittedAppend) {
   GlobalPosition from = head;
   auto early = drain(*reader, from);
   for (const auto& e : early) {
-    EXPECT_NE(e.stream_id.rfind(prefix, 0), 0u) << "read_all returned " << e.stream_id << " v" << e.version
-                                                << " while an earlier transaction was still open";
+    EXPECT_NE(e.stream_id.rfind(prefix, 0), 0u)
+        << "read_all returned " << e.stream_id << " v" << e.version << " while an earlier transaction was still open";
     EXPECT_LT(e.global.tx, a[0].global.tx);
   }
 
@@ -406,10 +407,9 @@ TEST_F(EventStoreTest, EventsCannotBeUpdatedDeletedOrTruncated) {
   // guard cannot damage the shared database.
   {
     pqxx::work txn(*conn);
-    EXPECT_EQ(sqlstate_of([&] {
-                txn.exec_params("update events set data = '{\"n\": 42}'::jsonb where stream_id = $1", s);
-              }),
-              "SC003");
+    EXPECT_EQ(
+        sqlstate_of([&] { txn.exec_params("update events set data = '{\"n\": 42}'::jsonb where stream_id = $1", s); }),
+        "SC003");
   }
   {
     pqxx::work txn(*conn);
@@ -534,15 +534,15 @@ TEST_F(EventStoreTest, RedactStreamReplacesDataOnly) {
     EXPECT_EQ(txn.exec_params("select count(*) from events where stream_id = $1 and redacted_at is not null", s)[0][0]
                   .as<int64_t>(),
               2);
-    EXPECT_EQ(txn.exec_params("select count(*) from events where stream_id = $1 and redacted_at is not null", other)[0]
-                  [0]
-                      .as<int64_t>(),
-              0);
+    EXPECT_EQ(
+        txn.exec_params("select count(*) from events where stream_id = $1 and redacted_at is not null", other)[0][0]
+            .as<int64_t>(),
+        0);
     // No trace of the text anywhere in the stream's rows.
-    EXPECT_EQ(txn.exec_params("select count(*) from events where stream_id = $1 and data::text like '%secret%'", s)[0]
-                  [0]
-                      .as<int64_t>(),
-              0);
+    EXPECT_EQ(
+        txn.exec_params("select count(*) from events where stream_id = $1 and data::text like '%secret%'", s)[0][0]
+            .as<int64_t>(),
+        0);
   }
   // Redacting again finds nothing left to redact.
   {

@@ -39,10 +39,10 @@
 namespace scribe::eventstore {
 namespace {
 
-const db::Statement kAppendBatch{"events.append_batch",
-                                 "select unit, ok, version, position, tx::text, "
-                                 SCRIBE_SQL_ISO_US("recorded_at")
-                                 " from scribe_append_batch($1::int[], $2::text[], $3::bigint[], $4::text[])"};
+const db::Statement kAppendBatch{
+    "events.append_batch",
+    "select unit, ok, version, position, tx::text, " SCRIBE_SQL_ISO_US(
+        "recorded_at") " from scribe_append_batch($1::int[], $2::text[], $3::bigint[], $4::text[])"};
 
 // At most this many units in one transaction, so one batch's latency stays
 // bounded and a failed batch is retried alone in bounded time.
@@ -162,8 +162,7 @@ class GroupCommitter {
       for (std::size_t u = 0; u < batch.size(); ++u) {
         if (conflicted[u])
           batch[u]->error = std::make_exception_ptr(ConcurrencyError(conflict_message(batch[u]->unit)));
-        else
-          batch[u]->recorded = std::move(recorded[u]);
+        else batch[u]->recorded = std::move(recorded[u]);
       }
       count(batch.size(), 0);
       return;
@@ -227,8 +226,7 @@ std::shared_ptr<GroupCommitQueues> EventStore::new_group_commit_queues() {
   return std::make_shared<GroupCommitQueues>();
 }
 
-std::vector<RecordedEvent> EventStore::append_and_commit(pqxx::connection& conn,
-                                                         std::vector<StreamAppend> unit) const {
+std::vector<RecordedEvent> EventStore::append_and_commit(pqxx::connection& conn, std::vector<StreamAppend> unit) const {
   if (unit.empty()) return {};
   if (event_count(unit) >= kAloneFromEvents) {
     pqxx::work txn(conn);

@@ -192,10 +192,11 @@ TEST_F(GroupCommitTest, AMultiStreamUnitIsAllOrNothingInsideTheBatch) {
   auto conn = connect();
   const std::string x = unique("gc-x"), s1 = unique("gc-s1"), s2 = unique("gc-s2");
   Appender a, both, broken;
-  run_blocked_batch(unprojected(), x, a, {{x, ExpectedVersion::no_stream(), {ev("A", 0)}}},
-                    {{&both, {{s1, ExpectedVersion::no_stream(), {ev("S1", 1)}}, {s2, ExpectedVersion::no_stream(), {ev("S2", 1)}}}},
-                     // s1 is fine for this unit on its own, s2 is not: neither is written.
-                     {&broken, {{s1, ExpectedVersion::exact(1), {ev("S1", 2)}}, {s2, ExpectedVersion::exact(7), {ev("S2", 2)}}}}});
+  run_blocked_batch(
+      unprojected(), x, a, {{x, ExpectedVersion::no_stream(), {ev("A", 0)}}},
+      {{&both, {{s1, ExpectedVersion::no_stream(), {ev("S1", 1)}}, {s2, ExpectedVersion::no_stream(), {ev("S2", 1)}}}},
+       // s1 is fine for this unit on its own, s2 is not: neither is written.
+       {&broken, {{s1, ExpectedVersion::exact(1), {ev("S1", 2)}}, {s2, ExpectedVersion::exact(7), {ev("S2", 2)}}}}});
   EXPECT_EQ(both.error, "");
   EXPECT_EQ(broken.error, "conflict");
   EXPECT_EQ(read_stream(*conn, s1).size(), 1u);
@@ -264,9 +265,9 @@ TEST_F(GroupCommitTest, SigkillWhileBatchesCommitLeavesEveryUnitWholeOrAbsent) {
         try {
           auto conn = connect();
           for (int64_t v = 0; v < 100000; ++v)
-            unprojected().append_and_commit(
-                *conn, {{stream('a', w), ExpectedVersion::exact(v), {ev("Outcome", int(v))}},
-                        {stream('b', w), ExpectedVersion::exact(v), {ev("Settled", int(v))}}});
+            unprojected().append_and_commit(*conn,
+                                            {{stream('a', w), ExpectedVersion::exact(v), {ev("Outcome", int(v))}},
+                                             {stream('b', w), ExpectedVersion::exact(v), {ev("Settled", int(v))}}});
         } catch (...) {
           ::_exit(3);
         }

@@ -8,12 +8,13 @@
 namespace scribe::eventstore {
 
 Subscription::Subscription(std::string database_url, GlobalPosition from, Handler handler, int batch_size)
-    : url_(std::move(database_url)), position_(from), handler_(std::move(handler)),
-      batch_size_(batch_size) {}
+    : url_(std::move(database_url)), position_(from), handler_(std::move(handler)), batch_size_(batch_size) {}
 
 Subscription::~Subscription() { stop(); }
 
-void Subscription::start() { thread_ = std::thread([this] { run(); }); }
+void Subscription::start() {
+  thread_ = std::thread([this] { run(); });
+}
 
 void Subscription::stop() {
   stop_ = true;

@@ -103,7 +103,8 @@ TEST_F(SubscriptionTest, CatchesUpThenDeliversLiveEventsInOrder) {
   expected.insert(expected.end(), r.begin(), r.end());
 
   Collector got;
-  Subscription sub(testing::database_url(), from, [&](const RecordedEvent& e) { got.add(e); }, 2);
+  Subscription sub(
+      testing::database_url(), from, [&](const RecordedEvent& e) { got.add(e); }, 2);
   sub.start();
   ASSERT_TRUE(got.wait_for(prefix, 7)) << "caught up with " << got.with_prefix(prefix).size() << " of 7";
 
@@ -135,7 +136,8 @@ TEST_F(SubscriptionTest, LateCommitterIsDeliveredFirstAndNothingIsSkipped) {
   GlobalPosition from = head_of(*c_other);
 
   Collector got;
-  Subscription sub(testing::database_url(), from, [&](const RecordedEvent& e) { got.add(e); }, 3);
+  Subscription sub(
+      testing::database_url(), from, [&](const RecordedEvent& e) { got.add(e); }, 3);
   sub.start();
 
   // A takes the earliest position and stays open.
@@ -153,8 +155,8 @@ TEST_F(SubscriptionTest, LateCommitterIsDeliveredFirstAndNothingIsSkipped) {
   // Give the subscription several wake-ups and polls: none of these may come
   // through while A, which sorts before them, can still commit.
   std::this_thread::sleep_for(500ms);
-  EXPECT_TRUE(got.with_prefix(prefix).empty()) << "delivered " << got.with_prefix(prefix).size()
-                                               << " events past a transaction that had not committed";
+  EXPECT_TRUE(got.with_prefix(prefix).empty())
+      << "delivered " << got.with_prefix(prefix).size() << " events past a transaction that had not committed";
 
   txn_a.commit();
   ASSERT_TRUE(got.wait_for(prefix, a.size() + later.size()))

@@ -201,7 +201,8 @@ double wav_declared_seconds(const std::string& path, const AVStream* st) {
   for (int i = 0; i < 64; ++i) {
     unsigned char head[8];
     if (!in.read(reinterpret_cast<char*>(head), 8)) return 0;
-    const uint32_t size = uint32_t(head[4]) | uint32_t(head[5]) << 8 | uint32_t(head[6]) << 16 | uint32_t(head[7]) << 24;
+    const uint32_t size =
+        uint32_t(head[4]) | uint32_t(head[5]) << 8 | uint32_t(head[6]) << 16 | uint32_t(head[7]) << 24;
     if (std::memcmp(head, "data", 4) == 0) {
       if (size == 0 || size == 0xFFFFFFFFu) return 0;
       return double(size) / block_align / rate;

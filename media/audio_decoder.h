@@ -5,7 +5,6 @@
 #include <stdexcept>
 #include <string>
 
-
 // Decodes the first audio stream of any container FFmpeg reads (mp3, wav,
 // m4a/mp4/aac, ogg/opus, webm, flac, mov, avi) to 16 kHz mono int16,
 // streaming: samples are handed to the sink in chunks as they are decoded, so
@@ -31,9 +30,9 @@ class MediaError : public std::runtime_error {
 };
 
 struct DecodedInfo {
-  int64_t samples = 0;             // 16 kHz samples handed to the sink
-  double duration_seconds = 0;     // samples / 16000
-  double container_duration = 0;   // what the container declares (0 if unknown)
+  int64_t samples = 0;               // 16 kHz samples handed to the sink
+  double duration_seconds = 0;       // samples / 16000
+  double container_duration = 0;     // what the container declares (0 if unknown)
   std::optional<std::string> title;  // container metadata "title", if any
 };
 

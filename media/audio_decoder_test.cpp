@@ -72,7 +72,6 @@ class AudioDecoderTest : public ::testing::Test {
   static inline std::unique_ptr<testing::MediaScratch> scratch_;
 };
 
-
 TEST_F(AudioDecoderTest, DecodesEveryContainerToTheSameLength) {
   const Decoded reference = decode("speech.wav");
   const double seconds = reference.info.duration_seconds;
@@ -92,7 +91,8 @@ TEST_F(AudioDecoderTest, DecodesEveryContainerToTheSameLength) {
   ffmpeg("-i speech.wav -ac 2 -ar 44100 -c:a pcm_s16le stereo44.wav");
   // A video with a soundtrack: the video stream is skipped.
   ffmpeg("-f lavfi -i testsrc=size=160x120:rate=10 -i speech.wav -shortest -c:v mpeg4 -c:a aac video.mp4");
-  for (const char* name : {"s.mp3", "s.m4a", "s.ogg", "s.webm", "s.flac", "s.mov", "s.avi", "stereo44.wav", "video.mp4"}) {
+  for (const char* name :
+       {"s.mp3", "s.m4a", "s.ogg", "s.webm", "s.flac", "s.mov", "s.avi", "stereo44.wav", "video.mp4"}) {
     SCOPED_TRACE(name);
     const Decoded d = decode(name);
     EXPECT_EQ(d.info.samples, d.sink_samples);

@@ -251,12 +251,17 @@ ProbeResult probe_file(const std::string& path, const std::string& field, const 
                        std::chrono::seconds timeout) {
   const std::string not_playable = field + " is not a playable audio or video file";
   // "file:" keeps ffprobe from reading the name as an option or another protocol.
-  std::vector<std::string> argv = {ffprobe,           "-v",
-                                   "error",           "-select_streams",
-                                   "a",               "-read_intervals",
-                                   "%+#1",            "-show_entries",
+  std::vector<std::string> argv = {ffprobe,
+                                   "-v",
+                                   "error",
+                                   "-select_streams",
+                                   "a",
+                                   "-read_intervals",
+                                   "%+#1",
+                                   "-show_entries",
                                    "format=duration:format_tags:stream=codec_type:packet=stream_index",
-                                   "-of",             "json",
+                                   "-of",
+                                   "json",
                                    "file:" + path};
   ProcessResult pr = run_process(argv, timeout);
   if (!pr.started) {
@@ -320,16 +325,16 @@ std::string classify_ytdlp_error(const std::string& stderr_text) {
   if (contains_any(s, {"members-only", "members only", "join this channel", "channel's members"})) {
     return "video_members_only";
   }
-  if (contains_any(s, {"sign in to confirm your age", "age-restricted", "age restricted",
-                       "inappropriate for some users"})) {
+  if (contains_any(
+          s, {"sign in to confirm your age", "age-restricted", "age restricted", "inappropriate for some users"})) {
     return "video_age_restricted";
   }
   if (contains_any(s, {"http error 429", "too many requests", "not a bot", "http error 503"})) return "source_busy";
   if (contains_any(s, {"timed out", "timeout"})) return "probe_proxy_connectivity";
-  if (contains_any(s, {"video unavailable", "removed", "does not exist", "unsupported url", "unable to extract",
-                       "http error 4", "not available", "no video formats", "not a valid url", "connection refused",
-                       "name or service not known", "name resolution", "no address associated",
-                       "unable to download webpage", "terminated", "not found"})) {
+  if (contains_any(
+          s, {"video unavailable", "removed", "does not exist", "unsupported url", "unable to extract", "http error 4",
+              "not available", "no video formats", "not a valid url", "connection refused", "name or service not known",
+              "name resolution", "no address associated", "unable to download webpage", "terminated", "not found"})) {
     return "video_unavailable_probe";
   }
   // Any other error yt-dlp reports about the link ("ERROR: ..." lines); a crash
@@ -375,8 +380,8 @@ ProbeResult MediaProbe::probe_download(const std::string& url, bool run_ffprobe)
       case HttpError::Kind::kTimeout:
         throw infra("probe_proxy_connectivity", std::string("fetching the media timed out: ") + e.what());
       case HttpError::Kind::kTooLarge:
-        throw Error::invalid("url", "url points to a file larger than " + std::to_string(options_.download.max_bytes) +
-                                        " bytes");
+        throw Error::invalid(
+            "url", "url points to a file larger than " + std::to_string(options_.download.max_bytes) + " bytes");
       case HttpError::Kind::kLocalIo:
         throw Error("internal_error", "could not store the downloaded media");
       case HttpError::Kind::kUnreachable:
@@ -419,8 +424,8 @@ ProbeResult MediaProbe::probe_download(const std::string& url, bool run_ffprobe)
 
 ProbeResult MediaProbe::probe_ytdlp(const std::string& url, bool need_file) const {
   check_media_url(policy_, url);
-  std::vector<std::string> argv = {options_.ytdlp, "--dump-single-json", "--no-playlist", "--no-warnings",
-                                   "--socket-timeout", "20", "--", url};
+  std::vector<std::string> argv = {
+      options_.ytdlp, "--dump-single-json", "--no-playlist", "--no-warnings", "--socket-timeout", "20", "--", url};
   ProcessResult pr = run_process(argv, options_.ytdlp_timeout);
   if (!pr.started) {
     throw infra("probe_runtime_misconfigured", "video link probe runtime misconfigured: cannot run " + options_.ytdlp +
@@ -436,12 +441,11 @@ ProbeResult MediaProbe::probe_ytdlp(const std::string& url, bool need_file) cons
     }
     if (code == "probe_proxy_connectivity" || code == "probe_proxy_auth_quota" ||
         code == "probe_runtime_misconfigured") {
-      std::string msg = code == "probe_runtime_misconfigured"
-                            ? "video link probe runtime misconfigured (exit " +
-                                  (pr.term_signal ? "signal " + std::to_string(pr.term_signal)
-                                                  : std::to_string(pr.exit_code)) +
-                                  ")"
-                            : "video link lookup failed";
+      std::string msg =
+          code == "probe_runtime_misconfigured"
+              ? "video link probe runtime misconfigured (exit " +
+                    (pr.term_signal ? "signal " + std::to_string(pr.term_signal) : std::to_string(pr.exit_code)) + ")"
+              : "video link lookup failed";
       throw infra(code, detail.empty() ? msg : msg + ": " + detail);
     }
     static const std::map<std::string, std::string> kMessages = {

@@ -31,8 +31,8 @@ struct ProbeResult {
 };
 
 struct MediaProbeOptions {
-  std::string ytdlp = "yt-dlp";    // SCRIBE_YTDLP: binary name (looked up on PATH) or path
-  std::string ffprobe = "ffprobe"; // SCRIBE_FFPROBE
+  std::string ytdlp = "yt-dlp";     // SCRIBE_YTDLP: binary name (looked up on PATH) or path
+  std::string ffprobe = "ffprobe";  // SCRIBE_FFPROBE
   // The spec's 1 GB cap; SCRIBE_MEDIA_DOWNLOAD_TIMEOUT_SECONDS sets total_timeout (default 600).
   DownloadLimits download{limits::kMaxUploadBytes};
   std::chrono::seconds ytdlp_timeout{60};    // SCRIBE_YTDLP_TIMEOUT_SECONDS
@@ -41,8 +41,7 @@ struct MediaProbeOptions {
 
 class MediaProbe {
  public:
-  explicit MediaProbe(UrlPolicy policy, std::string work_dir,
-                      MediaProbeOptions options = {});
+  explicit MediaProbe(UrlPolicy policy, std::string work_dir, MediaProbeOptions options = {});
 
   // source: "external_url" (download with HttpClient, then ffprobe), or
   // "video_site" / "platform_url" (yt-dlp metadata; when it carries no duration,
@@ -72,8 +71,7 @@ class MediaProbe {
 // Title: the container's title tag, if any; local_path is `path`.
 // ffprobe missing or failing to run: probe_runtime_misconfigured (503).
 ProbeResult probe_file(const std::string& path, const std::string& field = "upload_id",
-                       const std::string& ffprobe = "ffprobe",
-                       std::chrono::seconds timeout = std::chrono::seconds(60));
+                       const std::string& ffprobe = "ffprobe", std::chrono::seconds timeout = std::chrono::seconds(60));
 
 // The yt-dlp stderr → error mapping (exposed for tests and for logs):
 // the spec code for a failed yt-dlp run, e.g. "video_private".

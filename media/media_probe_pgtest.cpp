@@ -162,9 +162,9 @@ exit 1
 )SH";
 
 std::string g_setup_error;
-fs::path g_root;       // temp dir of the suite
-fs::path g_files;      // served by the media server
-fs::path g_bin;        // the fake yt-dlp
+fs::path g_root;   // temp dir of the suite
+fs::path g_files;  // served by the media server
+fs::path g_bin;    // the fake yt-dlp
 pid_t g_server = -1;
 int g_port = 0;
 double g_speech_duration = 0;
@@ -276,7 +276,8 @@ class MediaProbeTest : public ::testing::Test {
       return;
     }
     write_file(g_files / "cut.m4a", m4a.substr(0, mdat + 4));
-    std::string ref = capture("ffprobe -v error -show_entries format=duration -of csv=p=0 " + q(g_files / "speech.mp3"));
+    std::string ref =
+        capture("ffprobe -v error -show_entries format=duration -of csv=p=0 " + q(g_files / "speech.mp3"));
     g_speech_duration = std::atof(ref.c_str());
     if (g_speech_duration <= 0) {
       g_setup_error = "ffprobe gave no reference duration";
@@ -410,8 +411,8 @@ TEST_F(MediaProbeTest, ExternalUrlNotPlayableFilesAreInvalidRequestOnUrl) {
 
 TEST_F(MediaProbeTest, ExternalUrlPermanentHttpFailures) {
   for (const char* path : {"/status/404", "/status/410", "/status/403", "/status/500", "/files/missing.mp3"}) {
-    Error e = expect_error([&] { probe_with(lax_policy()).probe("external_url", url(path)); },
-                           "video_unavailable_probe");
+    Error e =
+        expect_error([&] { probe_with(lax_policy()).probe("external_url", url(path)); }, "video_unavailable_probe");
     EXPECT_EQ(e.http_status(), 400) << path;
   }
   EXPECT_EQ(work_files(), 0u);
@@ -479,7 +480,8 @@ TEST_F(MediaProbeTest, ExternalUrlTooLargeIsInvalidRequestOnUrl) {
 
 TEST_F(MediaProbeTest, LoopbackRefusedBeforeAnyConnectionWhenPrivateNotAllowed) {
   Json before = server_counts();
-  for (const std::string& u : {url("/files/speech.mp3"), "http://localhost:" + std::to_string(g_port) + "/files/speech.mp3"}) {
+  for (const std::string& u :
+       {url("/files/speech.mp3"), "http://localhost:" + std::to_string(g_port) + "/files/speech.mp3"}) {
     Error e = expect_error([&] { probe_with(UrlPolicy{}).probe("external_url", u); }, "invalid_request");
     EXPECT_EQ(e.extras().value("field", ""), "url");
     Error y = expect_error([&] { probe_with(UrlPolicy{}).probe("video_site", u); }, "invalid_request");
@@ -504,8 +506,9 @@ TEST_F(MediaProbeTest, RedirectToPrivateAddressIsRefusedWhenPrivateNotAllowed) {
     EXPECT_EQ(e.extras().value("field", ""), "url") << target;
   }
   // With allow_private the same private redirect is followed (the check is what refused it).
-  auto ok = probe_with(lax_policy()).probe(
-      "external_url", url("/redirect/2?to=http://localhost:" + std::to_string(g_port) + "/files/speech.mp3"));
+  auto ok = probe_with(lax_policy())
+                .probe("external_url",
+                       url("/redirect/2?to=http://localhost:" + std::to_string(g_port) + "/files/speech.mp3"));
   EXPECT_NEAR(ok.duration_seconds, g_speech_duration, 0.2);
 }
 
@@ -521,7 +524,8 @@ TEST_F(MediaProbeTest, ConnectGuardStopsDnsRebinding) {
     curl_easy_setopt(c, CURLOPT_URL, u.c_str());
     curl_easy_setopt(c, CURLOPT_RESOLVE, resolve);
     curl_easy_setopt(c, CURLOPT_PROXY, "");
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, +[](char*, size_t s, size_t n, void*) { return s * n; });
+    curl_easy_setopt(
+        c, CURLOPT_WRITEFUNCTION, +[](char*, size_t s, size_t n, void*) { return s * n; });
     CurlConnectGuard guard(policy);
     guard.attach(c);
     CURLcode rc = curl_easy_perform(c);
@@ -540,7 +544,8 @@ TEST_F(MediaProbeTest, ConnectGuardStopsDnsRebinding) {
 }
 
 TEST_F(MediaProbeTest, UnknownSourceIsInvalidRequestOnSource) {
-  Error e = expect_error([&] { probe_with(lax_policy()).probe("upload", url("/files/speech.mp3")); }, "invalid_request");
+  Error e =
+      expect_error([&] { probe_with(lax_policy()).probe("upload", url("/files/speech.mp3")); }, "invalid_request");
   EXPECT_EQ(e.extras().value("field", ""), "source");
 }
 
@@ -581,7 +586,8 @@ TEST_F(MediaProbeTest, YtdlpRealErrorsMapToSpecCodes) {
   MediaProbeOptions o;
   o.ytdlp = "yt-dlp";
   expect_error([&] { probe_with(lax_policy(), o).probe("video_site", url("/status/404")); }, "video_unavailable_probe");
-  Error busy = expect_error([&] { probe_with(lax_policy(), o).probe("video_site", url("/status/429")); }, "source_busy");
+  Error busy =
+      expect_error([&] { probe_with(lax_policy(), o).probe("video_site", url("/status/429")); }, "source_busy");
   EXPECT_GE(busy.extras().value("retry_after", 0), 1);
   EXPECT_LE(busy.extras().value("retry_after", 0), 300);
 }
@@ -621,8 +627,8 @@ TEST_F(MediaProbeTest, YtdlpStderrMapping) {
   };
   for (const auto& c : cases) {
     write_file(g_bin / "stderr.txt", std::string(c.stderr_text) + "\n");
-    Error e = expect_error([&] { probe_with(lax_policy(), fake_ytdlp_options()).probe("video_site", url("/v")); },
-                           c.code);
+    Error e =
+        expect_error([&] { probe_with(lax_policy(), fake_ytdlp_options()).probe("video_site", url("/v")); }, c.code);
     EXPECT_EQ(e.http_status(), c.status) << c.stderr_text;
     if (std::string(c.code) == "source_busy") {
       EXPECT_GE(e.extras().value("retry_after", 0), 1);
@@ -688,8 +694,8 @@ TEST_F(MediaProbeTest, YtdlpMissingOrHangingBinary) {
   MediaProbeOptions hang = fake_ytdlp_options();
   hang.ytdlp_timeout = std::chrono::seconds(1);
   auto t0 = std::chrono::steady_clock::now();
-  Error t = expect_error([&] { probe_with(lax_policy(), hang).probe("video_site", url("/v")); },
-                         "probe_proxy_connectivity");
+  Error t =
+      expect_error([&] { probe_with(lax_policy(), hang).probe("video_site", url("/v")); }, "probe_proxy_connectivity");
   EXPECT_EQ(t.http_status(), 503);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
 }

@@ -10,9 +10,10 @@
 namespace scribe::projections {
 namespace {
 
-const db::Statement kInsert{"accounts.insert",
-                            "insert into accounts(id, email, plan, balance_micros, held_micros, open_holds, created_at, "
-                            "updated_at) values ($1, $2, $3, $4, $5, $6, $7::timestamptz, $8::timestamptz)"};
+const db::Statement kInsert{
+    "accounts.insert",
+    "insert into accounts(id, email, plan, balance_micros, held_micros, open_holds, created_at, "
+    "updated_at) values ($1, $2, $3, $4, $5, $6, $7::timestamptz, $8::timestamptz)"};
 const db::Statement kUpdate{"accounts.update",
                             "update accounts set plan = coalesce($2, plan), balance_micros = balance_micros + $3, "
                             "held_micros = held_micros + $4, open_holds = open_holds + $5, "
@@ -55,8 +56,7 @@ void apply_key_spend(pqxx::work& txn, const eventstore::RecordedEvent& e) {
                       -(charged + d.at("released_micros").get<int64_t>()));
     txn.exec_prepared(kKeySettled.name, key, d.at("month").get<std::string>(), charged);
   } else if (e.type == events::kWalletHoldReleased) {
-    txn.exec_prepared(kKeyHeld.name, key, d.at("hold_month").get<std::string>(),
-                      -d.at("amount_micros").get<int64_t>());
+    txn.exec_prepared(kKeyHeld.name, key, d.at("hold_month").get<std::string>(), -d.at("amount_micros").get<int64_t>());
   }
 }
 
@@ -109,8 +109,7 @@ class AccountsProjection final : public Projection {
       if (c.opened)
         txn.exec_prepared(kInsert.name, id, c.email, *c.plan, c.balance_delta, c.held_delta, c.holds_delta,
                           c.created_at, c.updated_at);
-      else
-        txn.exec_prepared(kUpdate.name, id, c.plan, c.balance_delta, c.held_delta, c.holds_delta, c.updated_at);
+      else txn.exec_prepared(kUpdate.name, id, c.plan, c.balance_delta, c.held_delta, c.holds_delta, c.updated_at);
     }
   }
 };

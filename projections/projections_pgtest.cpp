@@ -56,10 +56,8 @@ std::string scribe_bin() {
 std::string shell_quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) {
-    if (c == '\'')
-      out += "'\\''";
-    else
-      out += c;
+    if (c == '\'') out += "'\\''";
+    else out += c;
   }
   return out + "'";
 }
@@ -173,7 +171,8 @@ TEST_F(ProjectionsTest, RebuiltProjectionsEqualTheLiveOnes) {
   const std::string ids = std::to_string(a1) + "," + std::to_string(a2);
   EXPECT_EQ(query_int(*conn, "select balance_micros from accounts where id = " + std::to_string(a1)), 3'500'000);
   EXPECT_EQ(query_int(*conn, "select balance_micros from accounts where id = " + std::to_string(a2)), 1'000);
-  EXPECT_EQ(query_int(*conn, "select count(*) from accounts where id = " + std::to_string(a1) + " and plan = 'pro'"), 1);
+  EXPECT_EQ(query_int(*conn, "select count(*) from accounts where id = " + std::to_string(a1) + " and plan = 'pro'"),
+            1);
   EXPECT_EQ(query_int(*conn, "select count(*) from accounts where id = " + std::to_string(a2) + " and plan = 'free'"),
             1);
   EXPECT_EQ(query_int(*conn, "select count(*) from api_keys where account_id in (" + ids + ")"), 3);
@@ -187,8 +186,8 @@ TEST_F(ProjectionsTest, RebuiltProjectionsEqualTheLiveOnes) {
                                  " and permission = 'agent' and monthly_cap_micros = 1000000 and expires_at > now()"),
             1);
   EXPECT_EQ(query_int(*conn, "select count(*) from wallet_ledger where account_id in (" + ids + ")"), 4);
-  EXPECT_EQ(query_int(*conn, "select balance_after_micros from wallet_ledger where account_id = " +
-                                 std::to_string(a1) + " order by event_position desc limit 1"),
+  EXPECT_EQ(query_int(*conn, "select balance_after_micros from wallet_ledger where account_id = " + std::to_string(a1) +
+                                 " order by event_position desc limit 1"),
             3'500'000);
 
   const Snapshot live = snapshot(*conn);
@@ -217,16 +216,17 @@ TEST_F(ProjectionsTest, RebuiltProjectionsEqualTheLiveOnes) {
                       "('wallet_ledger_pkey', 'wallet_ledger_account')"),
             2);
   EXPECT_EQ(query_int(*conn, "select count(*) from pg_indexes where tablename = 'wallet_ledger'"), 2);
-  EXPECT_EQ(query_int(*conn, "select count(*) from pg_constraint where conrelid = 'wallet_ledger'::regclass "
-                             "and contype = 'p' and conname = 'wallet_ledger_pkey'"),
+  EXPECT_EQ(query_int(*conn,
+                      "select count(*) from pg_constraint where conrelid = 'wallet_ledger'::regclass "
+                      "and contype = 'p' and conname = 'wallet_ledger_pkey'"),
             1);
   EXPECT_EQ(query_int(*conn, "select count(*) from pg_class where relname like 'wallet\\_ledger\\_\\_rebuild%'"), 0);
   // The checkpoint it set lets the live runner continue on top of it.
   commands::deposit(store(), *conn, a1, 5, "top-up after the rebuild", kMeta);
   for (auto* p : all())
     if (!p->is_inline()) catch_up_fully(*conn, *p);
-  EXPECT_EQ(query_int(*conn, "select balance_after_micros from wallet_ledger where account_id = " +
-                                 std::to_string(a1) + " order by event_position desc limit 1"),
+  EXPECT_EQ(query_int(*conn, "select balance_after_micros from wallet_ledger where account_id = " + std::to_string(a1) +
+                                 " order by event_position desc limit 1"),
             3'500'005);
   const Snapshot live_after = snapshot(*conn);
   for (auto* p : all()) rebuild(*conn, *p);
@@ -282,8 +282,7 @@ TEST_F(ProjectionsTest, AuditDetectsATamperedReadModel) {
   EXPECT_EQ(fixed.exit_code, 0) << fixed.output;
 
   // A tampered ledger is noticed too, and undoing the change clears it.
-  const std::string last_of_a =
-      "(select max(event_position) from wallet_ledger where account_id = " + sa + ")";
+  const std::string last_of_a = "(select max(event_position) from wallet_ledger where account_id = " + sa + ")";
   {
     pqxx::work txn(*conn);
     txn.exec("update wallet_ledger set balance_after_micros = balance_after_micros + 5 where event_position = " +
@@ -488,8 +487,7 @@ TEST_F(ProjectionsTest, ProjectorKilledMidwayResumesExactlyOnce) {
       projected.push_back(row[0].as<int64_t>());
     std::vector<int64_t> expected = positions;
     std::sort(expected.begin(), expected.end());
-    EXPECT_TRUE(projected == expected) << projected.size() << " ledger positions vs " << expected.size()
-                                       << " appended";
+    EXPECT_TRUE(projected == expected) << projected.size() << " ledger positions vs " << expected.size() << " appended";
     // Every running balance is the sum of the amounts up to it.
     EXPECT_EQ(txn.exec("select count(*) from (select balance_after_micros, sum(amount_micros) over "
                        "(partition by account_id order by event_position) as running from wallet_ledger "
@@ -504,8 +502,7 @@ TEST_F(ProjectionsTest, ProjectorKilledMidwayResumesExactlyOnce) {
                                    " order by event_position desc limit 1"),
               sums[account])
         << "account " << id;
-    EXPECT_EQ(query_int(*conn, "select count(*) from wallet_ledger where account_id = " + id),
-              kTotal / kAccounts);
+    EXPECT_EQ(query_int(*conn, "select count(*) from wallet_ledger where account_id = " + id), kTotal / kAccounts);
     EXPECT_EQ(query_int(*conn, "select balance_micros from accounts where id = " + id), sums[account]);
     auto audit = run_cli("audit wallet --account " + id);
     EXPECT_EQ(audit.exit_code, 0) << audit.output;

@@ -15,8 +15,8 @@ const db::Statement kTryLock{"projections.try_lock",
 const db::Statement kLock{"projections.lock", "select pg_advisory_xact_lock(hashtextextended('projection:' || $1, 0))"};
 const db::Statement kEnsureCheckpoint{"projections.ensure_checkpoint",
                                       "insert into projection_checkpoints(name) values ($1) on conflict do nothing"};
-const db::Statement kSelectCheckpoint{"projections.select_checkpoint",
-                                      "select last_tx::text, last_position from projection_checkpoints where name = $1"};
+const db::Statement kSelectCheckpoint{
+    "projections.select_checkpoint", "select last_tx::text, last_position from projection_checkpoints where name = $1"};
 const db::Statement kAdvanceCheckpoint{"projections.advance_checkpoint",
                                        "update projection_checkpoints set last_tx = $2::xid8, last_position = $3, "
                                        "updated_at = now() where name = $1 and last_tx = $4::xid8 and "
@@ -186,7 +186,9 @@ ProjectionRunner::ProjectionRunner(std::string database_url, Projection& project
 
 ProjectionRunner::~ProjectionRunner() { stop(); }
 
-void ProjectionRunner::start() { thread_ = std::thread([this] { run(); }); }
+void ProjectionRunner::start() {
+  thread_ = std::thread([this] { run(); });
+}
 
 void ProjectionRunner::stop() {
   stop_ = true;

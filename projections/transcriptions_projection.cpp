@@ -68,15 +68,14 @@ class TranscriptionsProjection final : public Projection {
       const int64_t id = d.at("transcription_id").get<int64_t>();
       txn.exec_prepared(kInsert.name, id, d.at("account_id").get<int64_t>(), optional_field<int64_t>(d, "key_id"),
                         created ? transcription::kProcessing : transcription::kQuoted,
-                        created ? "queued" : transcription::kQuoted, created ? 1 : 0,
-                        d.at("source").get<std::string>(), optional_field<std::string>(d, "url"),
-                        optional_field<std::string>(d, "upload_id"),
+                        created ? "queued" : transcription::kQuoted, created ? 1 : 0, d.at("source").get<std::string>(),
+                        optional_field<std::string>(d, "url"), optional_field<std::string>(d, "upload_id"),
                         optional_field<std::string>(d, "original_filename"), optional_field<std::string>(d, "title"),
                         d.at("language").get<std::string>(), d.at("pipeline_code").get<std::string>(),
                         d.value("addons", Json::array()).dump(), optional_field<std::string>(d, "client_reference"),
-                        optional_field<std::string>(d, "callback_url"),
-                        optional_field<double>(d, "duration_seconds"), d.at("billed_seconds").get<int64_t>(),
-                        d.at("charge_micros").get<int64_t>(), optional_field<std::string>(d, "hold_id"),
+                        optional_field<std::string>(d, "callback_url"), optional_field<double>(d, "duration_seconds"),
+                        d.at("billed_seconds").get<int64_t>(), d.at("charge_micros").get<int64_t>(),
+                        optional_field<std::string>(d, "hold_id"),
                         created ? std::nullopt : optional_field<std::string>(d, "expires_at"), e.recorded_at);
       if (created) txn.exec_prepared(kEnqueue.name, id, 1, d.at("account_id").get<int64_t>(), e.recorded_at);
     } else if (e.type == events::kTranscriptionRetried) {
@@ -91,14 +90,12 @@ class TranscriptionsProjection final : public Projection {
     } else if (e.type == events::kTranscriptionMeasured) {
       txn.exec_prepared(kMeasured.name, d.at("transcription_id").get<int64_t>(),
                         optional_field<double>(d, "duration_seconds"), d.at("billed_seconds").get<int64_t>(),
-                        d.at("charge_micros").get<int64_t>(), optional_field<std::string>(d, "hold_id"),
-                        e.recorded_at);
+                        d.at("charge_micros").get<int64_t>(), optional_field<std::string>(d, "hold_id"), e.recorded_at);
     } else if (e.type == events::kTranscriptionCompleted) {
       const int64_t id = d.at("transcription_id").get<int64_t>();
       txn.exec_prepared(kCompleted.name, id, e.recorded_at, optional_field<double>(d, "duration_seconds"),
                         optional_field<std::string>(d, "detected_language"), optional_field<std::string>(d, "title"),
-                        optional_field<int64_t>(d, "charge_micros"),
-                        optional_field<int64_t>(d, "billed_seconds"));
+                        optional_field<int64_t>(d, "charge_micros"), optional_field<int64_t>(d, "billed_seconds"));
       txn.exec_prepared(kDequeue.name, id);
     } else if (e.type == events::kTranscriptionFailed) {
       const int64_t id = d.at("transcription_id").get<int64_t>();

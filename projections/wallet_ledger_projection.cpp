@@ -87,7 +87,11 @@ class WalletLedgerProjection final : public Projection {
     for (const auto& [e, m] : entries) {
       int64_t& b = balance[m.account_id];
       b += m.amount;
-      rows.push_back({{"p", e->global.position}, {"a", m.account_id}, {"k", m.kind}, {"m", m.amount}, {"b", b},
+      rows.push_back({{"p", e->global.position},
+                      {"a", m.account_id},
+                      {"k", m.kind},
+                      {"m", m.amount},
+                      {"b", b},
                       {"r", e->recorded_at}});
     }
     txn.exec_prepared(kInsertMany.name, rows.dump());

@@ -88,8 +88,8 @@ class WebhookOutboxProjection final : public Projection {
       auto target = txn.exec_prepared(kTarget.name, d.at("key_id").get<int64_t>());
       if (target.empty() || target[0][0].as<int64_t>() != d.at("webhook_id").get<int64_t>()) return;
       Json data = {{"message", d.value("message", "")}, {"delivered_at", to_iso8601(*parse_iso8601(e.recorded_at))}};
-      enqueue(txn, e, webhook::kTest, d.at("account_id").get<int64_t>(), std::nullopt,
-              target[0][0].as<int64_t>(), target[0][1].c_str(), data);
+      enqueue(txn, e, webhook::kTest, d.at("account_id").get<int64_t>(), std::nullopt, target[0][0].as<int64_t>(),
+              target[0][1].c_str(), data);
     } else if (e.type == events::kTranscriptionCreated) {
       Json snapshot;
       webhook::evolve_snapshot(snapshot, e.type, d, e.recorded_at);

@@ -82,16 +82,18 @@ TEST_F(WebhookOutboxTest, EachEventOwesItsTargetsOneDeliveryAndARebuildChangesNo
 
   // completed+callback: webhook and callback; failed: filtered out for the
   // webhook, no callback; the test event: the webhook.
-  auto deliveries = rows(*conn, "select event || ':' || coalesce(transcription_id::text, '-') || ':' || "
-                                "(webhook_id is not null) from webhook_outbox where account_id = " + acc +
-                                " order by id");
+  auto deliveries = rows(*conn,
+                         "select event || ':' || coalesce(transcription_id::text, '-') || ':' || "
+                         "(webhook_id is not null) from webhook_outbox where account_id = " +
+                             acc + " order by id");
   ASSERT_EQ(deliveries.size(), 5u) << ::testing::PrintToString(deliveries);
   EXPECT_EQ(deliveries[0], "transcription.completed:" + std::to_string(with_callback) + ":true");
   EXPECT_EQ(deliveries[1], "transcription.completed:" + std::to_string(with_callback) + ":false");
   EXPECT_EQ(deliveries.back(), "webhook.test:-:true");
   // Both targets of one event share its id and body; the delivery ids differ by the target bit.
-  auto pair = rows(*conn, "select id || '|' || event_id || '|' || md5(body) from webhook_outbox where transcription_id = " +
-                              std::to_string(with_callback) + " order by id");
+  auto pair =
+      rows(*conn, "select id || '|' || event_id || '|' || md5(body) from webhook_outbox where transcription_id = " +
+                      std::to_string(with_callback) + " order by id");
   ASSERT_EQ(pair.size(), 2u);
   EXPECT_EQ(pair[0].substr(pair[0].find('|')), pair[1].substr(pair[1].find('|')));
   const int64_t even = std::stoll(pair[0]);
@@ -104,8 +106,10 @@ TEST_F(WebhookOutboxTest, EachEventOwesItsTargetsOneDeliveryAndARebuildChangesNo
   EXPECT_EQ(body["data"]["transcription"]["id"], with_callback);
   EXPECT_EQ(body["data"]["transcription"]["status"], "completed");
   EXPECT_EQ(body["data"]["transcription"]["detected_language"], "en");
-  EXPECT_EQ(rows(*conn, "select count(*) from webhook_deliveries d join webhook_outbox o on o.id = d.delivery_id "
-                        "where o.account_id = " + acc + " and d.status = 'pending'")[0],
+  EXPECT_EQ(rows(*conn,
+                 "select count(*) from webhook_deliveries d join webhook_outbox o on o.id = d.delivery_id "
+                 "where o.account_id = " +
+                     acc + " and d.status = 'pending'")[0],
             "5");
 
   // Deleting a transcription takes its deliveries with it.
@@ -113,8 +117,8 @@ TEST_F(WebhookOutboxTest, EachEventOwesItsTargetsOneDeliveryAndARebuildChangesNo
   catch_up(*conn);
   EXPECT_EQ(rows(*conn, "select count(*) from webhook_outbox where transcription_id = " + std::to_string(deleted))[0],
             "0");
-  EXPECT_EQ(rows(*conn, "select count(*) from webhook_outbox_subjects where transcription_id = " +
-                            std::to_string(deleted))[0],
+  EXPECT_EQ(rows(*conn,
+                 "select count(*) from webhook_outbox_subjects where transcription_id = " + std::to_string(deleted))[0],
             "0");
 
   // A delivery that was sent keeps its state through a rebuild, which writes
@@ -127,8 +131,8 @@ TEST_F(WebhookOutboxTest, EachEventOwesItsTargetsOneDeliveryAndARebuildChangesNo
   }
   const std::string all_rows = "select t::text from webhook_outbox t where account_id = " + acc + " order by id";
   auto before = rows(*conn, all_rows);
-  auto subjects_before = rows(*conn, "select t::text from webhook_outbox_subjects t where account_id = " + acc +
-                                         " order by 1");
+  auto subjects_before =
+      rows(*conn, "select t::text from webhook_outbox_subjects t where account_id = " + acc + " order by 1");
   rebuild(*conn, outbox());
   EXPECT_EQ(rows(*conn, all_rows), before);
   EXPECT_EQ(rows(*conn, "select t::text from webhook_outbox_subjects t where account_id = " + acc + " order by 1"),
@@ -162,18 +166,22 @@ TEST_F(WebhookOutboxTest, AReplacedWebhookIsOwedNothingMore) {
   {
     pqxx::work txn(*conn);
     // Only this delivery is due, so deliver_due takes it and nothing of other tests.
-    txn.exec("update webhook_deliveries set next_attempt_at = now() + interval '1 hour' where status = 'pending' "
-             "and delivery_id <> " + std::to_string(old_test));
+    txn.exec(
+        "update webhook_deliveries set next_attempt_at = now() + interval '1 hour' where status = 'pending' "
+        "and delivery_id <> " +
+        std::to_string(old_test));
     txn.commit();
   }
   EXPECT_EQ(workers::WebhookDispatcher::deliver_due(*conn, client, options, 10), 1);
-  EXPECT_EQ(rows(*conn, "select status || ':' || coalesce(last_status::text, '-') from webhook_deliveries "
-                        "where delivery_id = " + std::to_string(old_test))[0],
+  EXPECT_EQ(rows(*conn,
+                 "select status || ':' || coalesce(last_status::text, '-') from webhook_deliveries "
+                 "where delivery_id = " +
+                     std::to_string(old_test))[0],
             "dropped:-");
   EXPECT_TRUE(commands::revoke_webhook(store(), *conn, a.id, a.key_id, meta));
   EXPECT_FALSE(commands::revoke_webhook(store(), *conn, a.id, a.key_id, meta));
   EXPECT_EQ(rows(*conn, "select count(*) from webhooks where key_id = " + std::to_string(a.key_id) +
-                        " and revoked_at is null")[0],
+                            " and revoked_at is null")[0],
             "0");
 }
 

@@ -10,6 +10,8 @@ root=$(pwd)
 scripts/install_deps.sh
 # Layers only point down (the order is in the script and README).
 scripts/check_layers.sh
+# One style, .clang-format's.
+scripts/check_format.sh
 scripts/build.sh release
 # The settings table in docs/ is the one the binary prints from its declaration.
 scripts/check_settings_doc.sh build/scribe

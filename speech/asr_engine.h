@@ -13,8 +13,8 @@
 namespace scribe::speech {
 
 struct Recognition {
-  std::vector<RecognizedWord> words;       // times relative to the piece's first sample
-  std::optional<std::string> language;     // what the engine detected, if it says
+  std::vector<RecognizedWord> words;    // times relative to the piece's first sample
+  std::optional<std::string> language;  // what the engine detected, if it says
 };
 
 // What an engine learned about a recording's voice from a sample of its

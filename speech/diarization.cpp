@@ -59,9 +59,9 @@ constexpr double kAmbiguityMargin = 0.15;
 struct Window {
   double start = 0;
   double end = 0;
-  int chunk = 0;     // windows of one chunk are contiguous and ordered
+  int chunk = 0;  // windows of one chunk are contiguous and ordered
   int voiced = 0;
-  int label = -1;    // cluster index while clustering, then the speaker
+  int label = -1;  // cluster index while clustering, then the speaker
   bool ambiguous = false;
 };
 
@@ -106,8 +106,7 @@ void collect_chunk(const MfccExtractor& mfcc, const std::vector<int16_t>& sample
     Window window;
     window.chunk = chunk;
     window.start = i == 0 ? chunk_start : chunk_start + first * kFrameSeconds;
-    window.end = i == count - 1 ? chunk_end
-                                : std::min(chunk_end, chunk_start + (last - 1) * kFrameSeconds + 0.025);
+    window.end = i == count - 1 ? chunk_end : std::min(chunk_end, chunk_start + (last - 1) * kFrameSeconds + 0.025);
     std::vector<double> sum(kDims, 0.0), square(kDims, 0.0);
     for (int f = first; f < last; ++f) {
       if (!voiced[f]) continue;
@@ -367,8 +366,8 @@ std::vector<SpeakerSpan> diarize(const PcmSource& pcm, const std::vector<SpeechP
                      [&](int a, int b) { return clusters.sizes[a] > clusters.sizes[b]; });
     ids.resize(kMaxAgglomerated);
   }
-  std::vector<int> kept = agglomerate(clusters, ids, options.merge_threshold * noise,
-                                      std::numeric_limits<size_t>::max());
+  std::vector<int> kept =
+      agglomerate(clusters, ids, options.merge_threshold * noise, std::numeric_limits<size_t>::max());
   // Clusters too small to be a speaker are outliers (a laugh, a cough, a
   // window straddling a turn); their windows go to the nearest real voice.
   const double min_size = std::max(double(kMinSpeakerWindows), options.min_speaker_share * double(usable.size()));
@@ -377,9 +376,8 @@ std::vector<SpeakerSpan> diarize(const PcmSource& pcm, const std::vector<SpeechP
     if (clusters.sizes[id] >= min_size) speakers.push_back(id);
   }
   if (speakers.empty() && !kept.empty()) {
-    speakers.push_back(*std::max_element(kept.begin(), kept.end(), [&](int a, int b) {
-      return clusters.sizes[a] < clusters.sizes[b];
-    }));
+    speakers.push_back(*std::max_element(kept.begin(), kept.end(),
+                                         [&](int a, int b) { return clusters.sizes[a] < clusters.sizes[b]; }));
   }
   const size_t max_speakers = size_t(std::max(1, options.max_speakers));
   if (speakers.size() > max_speakers) speakers = agglomerate(clusters, speakers, 0.0, max_speakers);
@@ -417,7 +415,8 @@ std::vector<SpeakerSpan> diarize(const PcmSource& pcm, const std::vector<SpeechP
     }
     for (size_t c = 0; c < k_count; ++c) {
       if (counts[c] == 0) continue;
-      for (int d = 0; d < kEmbeddingDims; ++d) centroids[c * kEmbeddingDims + d] = sums[c * kEmbeddingDims + d] / counts[c];
+      for (int d = 0; d < kEmbeddingDims; ++d)
+        centroids[c * kEmbeddingDims + d] = sums[c * kEmbeddingDims + d] / counts[c];
     }
   }
   for (size_t i : usable) windows[i].ambiguous = k_count > 1 && margin[i] < kAmbiguityMargin * noise;

@@ -92,8 +92,8 @@ class DiarizationTest : public ::testing::Test {
     for (const std::string voice : {"slt", "rms", "awb"}) {
       for (size_t s = 0; s < kSentences.size(); ++s) {
         const std::string name = voice + "_" + std::to_string(s);
-        script += "( flite -voice " + voice + " -t \"" + kSentences[s] + "\" -o " + name +
-                  "_raw.wav && sox " + name + "_raw.wav -r 16000 -c 1 -b 16 " + name + ".wav ) & ";
+        script += "( flite -voice " + voice + " -t \"" + kSentences[s] + "\" -o " + name + "_raw.wav && sox " + name +
+                  "_raw.wav -r 16000 -c 1 -b 16 " + name + ".wav ) & ";
       }
     }
     script += "wait ) >/dev/null 2>&1";
@@ -192,8 +192,8 @@ class DiarizationTest : public ::testing::Test {
 };
 
 TEST_F(DiarizationTest, ThreeVoiceDialogueFindsThreeSpeakers) {
-  const Dialogue dialogue = build(turns({"slt", "rms", "awb", "rms", "slt", "awb", "slt", "rms", "awb", "slt",
-                                         "awb", "rms"}));
+  const Dialogue dialogue =
+      build(turns({"slt", "rms", "awb", "rms", "slt", "awb", "slt", "rms", "awb", "slt", "awb", "rms"}));
   const std::vector<SpeakerSpan> spans = diarize(MemoryPcm(dialogue.samples), dialogue.pieces);
   expect_well_formed(dialogue, spans);
   EXPECT_EQ(speaker_count(spans), 3);

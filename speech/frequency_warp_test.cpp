@@ -18,8 +18,9 @@ class FrequencyWarpTest : public ::testing::Test {
     // A male flite voice, and the same recording with every frequency raised
     // by 18% (played faster: pitch and formants move together, as from a
     // shorter vocal tract).
-    ASSERT_TRUE(scratch_->sh("flite -voice rms -t 'The salt breeze came across from the sea, and the boats "
-                             "rocked slowly in the harbour.' -o raw.wav"));
+    ASSERT_TRUE(
+        scratch_->sh("flite -voice rms -t 'The salt breeze came across from the sea, and the boats "
+                     "rocked slowly in the harbour.' -o raw.wav"));
     ASSERT_TRUE(scratch_->sh("sox raw.wav -r 16000 -c 1 -b 16 male.wav"));
     ASSERT_TRUE(scratch_->sh("sox raw.wav -r 16000 -c 1 -b 16 raised.wav speed 1.18"));
     ASSERT_TRUE(scratch_->sh("sox -n -r 16000 -c 1 -b 16 noise.wav synth 3 brownnoise vol 0.5"));

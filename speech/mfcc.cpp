@@ -75,8 +75,8 @@ MfccExtractor::MfccExtractor(MfccOptions options) : options_(options) {
     const int last = std::min(kBins - 1, int(std::floor(right)));
     filter_first_bin_[f] = first;
     for (int bin = first; bin <= last; ++bin) {
-      double w = bin <= center ? (bin - left) / std::max(center - left, 1e-9)
-                               : (right - bin) / std::max(right - center, 1e-9);
+      double w =
+          bin <= center ? (bin - left) / std::max(center - left, 1e-9) : (right - bin) / std::max(right - center, 1e-9);
       filter_weights_[f].push_back(float(std::clamp(w, 0.0, 1.0)));
     }
     // Low filters can be narrower than one bin; give them the nearest bin so
@@ -138,8 +138,7 @@ void MfccExtractor::fft(float* re, float* im) const {
   }
 }
 
-void MfccExtractor::frame_features(const int16_t* frame, int16_t previous, float* out,
-                                   std::vector<float>& mel) const {
+void MfccExtractor::frame_features(const int16_t* frame, int16_t previous, float* out, std::vector<float>& mel) const {
   // Pre-emphasis (using the sample before the frame so frames do not depend
   // on where a read started), DC removal, windowing, zero padding to 512.
   float buffer[kMfccFftSize] = {};

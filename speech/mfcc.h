@@ -15,14 +15,14 @@ namespace scribe::speech {
 
 struct MfccOptions {
   int num_filters = 40;
-  int num_cepstra = 20;         // c0 .. c(num_cepstra - 1)
-  bool append_log_energy = true; // one extra value per frame: log of the frame's energy
+  int num_cepstra = 20;           // c0 .. c(num_cepstra - 1)
+  bool append_log_energy = true;  // one extra value per frame: log of the frame's energy
   double low_hz = 60.0;
   double high_hz = 7600.0;
   double pre_emphasis = 0.97;
 };
 
-inline constexpr int kMfccFrameSamples = 400;  // 25 ms at 16 kHz
+inline constexpr int kMfccFrameSamples = 400;          // 25 ms at 16 kHz
 inline constexpr int kMfccHopSamples = kFrameSamples;  // 10 ms
 inline constexpr int kMfccFftSize = 512;
 
@@ -50,15 +50,15 @@ class MfccExtractor {
 
   MfccOptions options_;
   int dimension_ = 0;
-  std::vector<float> window_;                    // Hamming, kMfccFrameSamples values
+  std::vector<float> window_;                     // Hamming, kMfccFrameSamples values
   std::vector<float> twiddle_cos_, twiddle_sin_;  // exp(-2 pi i k / N), k < N / 2
   std::vector<float> stage_cos_, stage_sin_;      // the same, laid out per FFT stage
-  std::vector<uint32_t> bit_reverse_;            // permutation for the iterative FFT
+  std::vector<uint32_t> bit_reverse_;             // permutation for the iterative FFT
   // Filterbank as (first bin, weights) per filter, since each triangle only
   // touches a few bins and a dense matrix would waste most of its products.
   std::vector<int> filter_first_bin_;
   std::vector<std::vector<float>> filter_weights_;
-  std::vector<float> dct_;                       // num_cepstra x num_filters
+  std::vector<float> dct_;  // num_cepstra x num_filters
 };
 
 }  // namespace scribe::speech

@@ -79,7 +79,8 @@ NgramLm read_arpa(const std::string& path) {
   if (!in) throw std::runtime_error("cannot read " + path);
   std::string line;
   std::vector<size_t> counts;
-  while (std::getline(in, line) && line != "\\data\\") {}
+  while (std::getline(in, line) && line != "\\data\\") {
+  }
   while (std::getline(in, line)) {
     if (line.rfind("ngram ", 0) != 0) break;
     const auto eq = line.find('=');

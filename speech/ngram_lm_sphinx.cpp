@@ -125,7 +125,9 @@ NgramLm read_sphinx_trie(const std::string& path) {
   // Scores are kept in sphinxbase's log base, 1.0001 for every Debian model.
   std::unique_ptr<logmath_t, decltype(&logmath_free)> lmath(logmath_init(1.0001, 0, FALSE), &logmath_free);
   auto log10 = [&](float v) { return float(logmath_log_float_to_log10(lmath.get(), v)); };
-  auto table = [&](int n, bool backoff) { return quant.data() + size_t(n - 2) * 2 * kQuantBins + (backoff ? kQuantBins : 0); };
+  auto table = [&](int n, bool backoff) {
+    return quant.data() + size_t(n - 2) * 2 * kQuantBins + (backoff ? kQuantBins : 0);
+  };
 
   // A corrupt file must not send the walk outside the arrays: every word id
   // and child range is checked against the counts.

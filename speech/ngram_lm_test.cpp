@@ -124,9 +124,9 @@ TEST_F(NgramLmTest, ArpaRoundTripKeepsEveryNgram) {
 
 TEST_F(NgramLmTest, UnlistedNgramsBackOffThroughTheirHistories) {
   const NgramLm cat = read_arpa(file("cat.arpa", kCatModel));
-  EXPECT_NEAR(prob(cat, {"the", "cat", "sat"}), -0.045757, 1e-6);          // listed
+  EXPECT_NEAR(prob(cat, {"the", "cat", "sat"}), -0.045757, 1e-6);         // listed
   EXPECT_NEAR(prob(cat, {"cat", "sat", "</s>"}), -0.1 + -0.09691, 1e-6);  // bow(cat sat) + P(</s> | sat)
-  EXPECT_NEAR(prob(cat, {"sat", "the"}), -0.1 + -0.39794, 1e-6);         // bow(sat) + P(the)
+  EXPECT_NEAR(prob(cat, {"sat", "the"}), -0.1 + -0.39794, 1e-6);          // bow(sat) + P(the)
   // A history the model never saw adds nothing: P(cat | sat the) = bow(the) + P(cat).
   EXPECT_NEAR(prob(cat, {"sat", "the", "sat"}), -0.2 + -0.69897, 1e-6);
   EXPECT_TRUE(std::isinf(cat.log10_prob(nullptr, 0, 9999)));
@@ -169,8 +169,9 @@ TEST_F(NgramLmTest, InterpolationIsExactOnListedNgramsAndNormalizesEveryHistory)
 
 TEST_F(NgramLmTest, ALowerOrderModelMixesIntoEveryHistory) {
   const NgramLm cat = read_arpa(file("cat.arpa", kCatModel));
-  const NgramLm dog = read_arpa(file("unigrams.arpa", "\\data\\\nngram 1=3\n\n\\1-grams:\n-99\t<s>\n"
-                                                      "-0.30103\t</s>\n-0.30103\tdog\n\n\\end\\\n"));
+  const NgramLm dog = read_arpa(file("unigrams.arpa",
+                                     "\\data\\\nngram 1=3\n\n\\1-grams:\n-99\t<s>\n"
+                                     "-0.30103\t</s>\n-0.30103\tdog\n\n\\end\\\n"));
   ASSERT_EQ(dog.order(), 1);
   const NgramLm mixed = interpolate(cat, dog, 0.5);
   EXPECT_EQ(mixed.order(), 3);
@@ -186,8 +187,12 @@ TEST_F(NgramLmTest, SphinxTrieRoundTripThroughSphinxbase) {
   write_sphinx_trie(scratch_->path("cat.arpa"), scratch_->path("cat.lm.bin"));
   const NgramLm back = read_sphinx_trie(scratch_->path("cat.lm.bin"));
   for (const char* w : {"<s>", "</s>", "the", "cat", "sat"}) ASSERT_GE(back.find(w), 0) << w;
-  for (const auto& words : std::vector<std::vector<const char*>>{
-           {"the"}, {"the", "cat"}, {"the", "cat", "sat"}, {"cat", "sat", "</s>"}, {"sat", "the"}, {"<s>", "the", "cat"}})
+  for (const auto& words : std::vector<std::vector<const char*>>{{"the"},
+                                                                 {"the", "cat"},
+                                                                 {"the", "cat", "sat"},
+                                                                 {"cat", "sat", "</s>"},
+                                                                 {"sat", "the"},
+                                                                 {"<s>", "the", "cat"}})
     EXPECT_NEAR(prob(back, words), prob(cat, words), 1e-3);
 }
 

@@ -231,13 +231,13 @@ std::string encode_wav(const int16_t* pcm, size_t count, int sample_rate) {
   out += "RIFF";
   put_le(out, 36 + data_bytes, 4);
   out += "WAVEfmt ";
-  put_le(out, 16, 4);                                  // fmt chunk size
-  put_le(out, 1, 2);                                   // PCM
-  put_le(out, 1, 2);                                   // mono
-  put_le(out, static_cast<uint32_t>(sample_rate), 4);  // samples per second
+  put_le(out, 16, 4);                                      // fmt chunk size
+  put_le(out, 1, 2);                                       // PCM
+  put_le(out, 1, 2);                                       // mono
+  put_le(out, static_cast<uint32_t>(sample_rate), 4);      // samples per second
   put_le(out, static_cast<uint32_t>(sample_rate) * 2, 4);  // bytes per second
-  put_le(out, 2, 2);                                   // block align
-  put_le(out, 16, 2);                                  // bits per sample
+  put_le(out, 2, 2);                                       // block align
+  put_le(out, 16, 2);                                      // bits per sample
   out += "data";
   put_le(out, data_bytes, 4);
   for (size_t i = 0; i < count; ++i) put_le(out, static_cast<uint16_t>(pcm[i]), 2);
@@ -278,20 +278,18 @@ std::optional<std::string> openai_language_code(const std::string& name_or_code)
   // Whisper's language names (whisper/tokenizer.py LANGUAGES) for the
   // languages most often met; other names are reported as unknown.
   static const std::pair<std::string_view, std::string_view> kNames[] = {
-      {"english", "en"},    {"german", "de"},     {"french", "fr"},     {"spanish", "es"},
-      {"castilian", "es"},  {"italian", "it"},    {"portuguese", "pt"}, {"dutch", "nl"},
-      {"flemish", "nl"},    {"japanese", "ja"},   {"chinese", "zh"},    {"mandarin", "zh"},
-      {"russian", "ru"},    {"korean", "ko"},     {"arabic", "ar"},     {"hindi", "hi"},
-      {"turkish", "tr"},    {"polish", "pl"},     {"ukrainian", "uk"},  {"swedish", "sv"},
-      {"danish", "da"},     {"norwegian", "no"},  {"finnish", "fi"},    {"czech", "cs"},
-      {"slovak", "sk"},     {"hungarian", "hu"},  {"romanian", "ro"},   {"moldavian", "ro"},
-      {"greek", "el"},      {"hebrew", "he"},     {"indonesian", "id"}, {"malay", "ms"},
-      {"vietnamese", "vi"}, {"thai", "th"},       {"persian", "fa"},    {"urdu", "ur"},
-      {"bengali", "bn"},    {"tamil", "ta"},      {"catalan", "ca"},    {"valencian", "ca"},
-      {"croatian", "hr"},   {"serbian", "sr"},    {"bulgarian", "bg"},  {"slovenian", "sl"},
-      {"lithuanian", "lt"}, {"latvian", "lv"},    {"estonian", "et"},   {"icelandic", "is"},
-      {"welsh", "cy"},      {"irish", "ga"},      {"tagalog", "tl"},    {"swahili", "sw"},
-      {"afrikaans", "af"},  {"galician", "gl"},   {"basque", "eu"},     {"cantonese", "yue"},
+      {"english", "en"},    {"german", "de"},     {"french", "fr"},     {"spanish", "es"},   {"castilian", "es"},
+      {"italian", "it"},    {"portuguese", "pt"}, {"dutch", "nl"},      {"flemish", "nl"},   {"japanese", "ja"},
+      {"chinese", "zh"},    {"mandarin", "zh"},   {"russian", "ru"},    {"korean", "ko"},    {"arabic", "ar"},
+      {"hindi", "hi"},      {"turkish", "tr"},    {"polish", "pl"},     {"ukrainian", "uk"}, {"swedish", "sv"},
+      {"danish", "da"},     {"norwegian", "no"},  {"finnish", "fi"},    {"czech", "cs"},     {"slovak", "sk"},
+      {"hungarian", "hu"},  {"romanian", "ro"},   {"moldavian", "ro"},  {"greek", "el"},     {"hebrew", "he"},
+      {"indonesian", "id"}, {"malay", "ms"},      {"vietnamese", "vi"}, {"thai", "th"},      {"persian", "fa"},
+      {"urdu", "ur"},       {"bengali", "bn"},    {"tamil", "ta"},      {"catalan", "ca"},   {"valencian", "ca"},
+      {"croatian", "hr"},   {"serbian", "sr"},    {"bulgarian", "bg"},  {"slovenian", "sl"}, {"lithuanian", "lt"},
+      {"latvian", "lv"},    {"estonian", "et"},   {"icelandic", "is"},  {"welsh", "cy"},     {"irish", "ga"},
+      {"tagalog", "tl"},    {"swahili", "sw"},    {"afrikaans", "af"},  {"galician", "gl"},  {"basque", "eu"},
+      {"cantonese", "yue"},
   };
   std::string s = to_lower(trim(name_or_code));
   for (const auto& [name, code] : kNames) {
@@ -320,8 +318,8 @@ Recognition parse_verbose_json(const std::string& body, double piece_seconds) {
   if (have_segments) {
     bool segment_words = false;
     for (const auto& seg : j["segments"]) {
-      segment_words = segment_words || (seg.is_object() && seg.contains("words") && seg["words"].is_array() &&
-                                        !seg["words"].empty());
+      segment_words = segment_words ||
+                      (seg.is_object() && seg.contains("words") && seg["words"].is_array() && !seg["words"].empty());
     }
     for (const auto& seg : j["segments"]) {
       if (!seg.is_object()) continue;

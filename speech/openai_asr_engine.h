@@ -24,7 +24,6 @@ struct OpenAiAsrOptions {
   std::vector<std::string> languages;  // what languages() reports
   int parallelism = 2;                 // concurrent requests
   std::chrono::seconds timeout{300};   // per request
-
 };
 
 // Languages Whisper models recognize well enough to offer by default.

@@ -71,8 +71,7 @@ TEST(OpenAiAsr, MultipartBodyIsWellFormed) {
 }
 
 TEST(OpenAiAsr, MultipartRefusesAValueContainingTheBoundary) {
-  EXPECT_THROW(build_multipart_body({{"f", "a\r\n--bb\r\n", std::nullopt, std::nullopt}}, "bb"),
-               std::invalid_argument);
+  EXPECT_THROW(build_multipart_body({{"f", "a\r\n--bb\r\n", std::nullopt, std::nullopt}}, "bb"), std::invalid_argument);
 }
 
 TEST(OpenAiAsr, BoundariesAreRandomAndTokenSafe) {
@@ -295,8 +294,9 @@ class OneShotServer {
 };
 
 std::string http_response(int status, const std::string& body) {
-  return "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Type: application/json\r\nContent-Length: " +
-         std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+  return "HTTP/1.1 " + std::to_string(status) +
+         " X\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+         "\r\nConnection: close\r\n\r\n" + body;
 }
 
 // A protocol test of the adapter, not of any recognizer: the engine made by
@@ -332,7 +332,8 @@ TEST(OpenAiAsr, EndToEndAgainstLoopbackServer) {
   EXPECT_NE(body.find("name=\"language\"\r\n\r\nen\r\n"), std::string::npos);
   const size_t riff = body.find("RIFF");
   EXPECT_EQ(body.substr(riff + 44, 2), std::string("\x07\x00", 2));  // the first sample
-  EXPECT_EQ(body.substr(riff + 44 + 32000, 4 + boundary.size()), "\r\n--" + boundary);  // all samples, then the next part
+  EXPECT_EQ(body.substr(riff + 44 + 32000, 4 + boundary.size()),
+            "\r\n--" + boundary);  // all samples, then the next part
 
   EXPECT_EQ(r.language, "en");
   ASSERT_EQ(r.words.size(), 2u);

@@ -145,7 +145,8 @@ std::vector<std::string> PocketSphinxOptions::decoder_arguments() const {
   if (!p) throw std::invalid_argument("unknown speech profile " + profile);
   std::vector<std::string> args;
   for (const auto& [name, value] : p->decoder_args)
-    if (std::find(extra_args.begin(), extra_args.end(), name) == extra_args.end()) args.insert(args.end(), {name, value});
+    if (std::find(extra_args.begin(), extra_args.end(), name) == extra_args.end())
+      args.insert(args.end(), {name, value});
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   return args;
 }
@@ -172,9 +173,7 @@ VoiceAdaptation PocketSphinxFactory::adapt(const std::vector<int16_t>& speech) c
 
 PocketSphinxFactory::PocketSphinxFactory(PocketSphinxOptions options) : options_(std::move(options)) {}
 
-std::unique_ptr<AsrEngine> PocketSphinxFactory::make() const {
-  return std::make_unique<PocketSphinxEngine>(options_);
-}
+std::unique_ptr<AsrEngine> PocketSphinxFactory::make() const { return std::make_unique<PocketSphinxEngine>(options_); }
 
 int PocketSphinxFactory::parallelism() const {
   if (options_.parallelism > 0) return options_.parallelism;

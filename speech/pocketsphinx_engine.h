@@ -14,7 +14,7 @@ class WarpChooser;  // frequency_warp.h
 
 struct PocketSphinxOptions {
   std::string model_dir = "/usr/share/pocketsphinx/model/en-us";  // SCRIBE_POCKETSPHINX_MODEL_DIR
-  int parallelism = 0;  // SCRIBE_ASR_THREADS; 0 = one per core
+  int parallelism = 0;                                            // SCRIBE_ASR_THREADS; 0 = one per core
   // The language model (SCRIBE_POCKETSPHINX_LM); empty = model_dir/en-us.lm.bin.
   std::string language_model;
   // Extra decoder arguments as "-name value" pairs (SCRIBE_POCKETSPHINX_ARGS,

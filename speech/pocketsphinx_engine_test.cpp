@@ -34,7 +34,8 @@ TEST(PocketSphinxEngine, DecodersMadeUsedAndFreedConcurrentlyAreIndependent) {
           std::string words;
           for (const auto& w : engine->recognize(pcm.data(), pcm.size(), "en", {}).words) words += w.text + " ";
           if (r == 0) first[t] = words;
-          else if (words != first[t]) errors[t] = "round " + std::to_string(r) + " heard \"" + words + "\", not \"" + first[t] + "\"";
+          else if (words != first[t])
+            errors[t] = "round " + std::to_string(r) + " heard \"" + words + "\", not \"" + first[t] + "\"";
         }
       } catch (const std::exception& e) {
         errors[t] = e.what();

@@ -38,16 +38,16 @@ bool one_of(std::string_view word, std::initializer_list<std::string_view> list)
 // Words after which a sentence is never split when another split point
 // exists: they lean on the next word ("the | house" would read badly).
 bool is_glue(std::string_view w) {
-  return one_of(w, {"the", "a", "an", "of", "to", "in", "on", "at", "for", "with", "from", "by", "into",
-                    "onto", "about", "my", "your", "his", "her", "its", "our", "their", "this", "these",
-                    "those", "every", "each", "some", "any", "very"});
+  return one_of(w, {"the",  "a",     "an",   "of",    "to",    "in",    "on",   "at",   "for", "with",
+                    "from", "by",    "into", "onto",  "about", "my",    "your", "his",  "her", "its",
+                    "our",  "their", "this", "these", "those", "every", "each", "some", "any", "very"});
 }
 
 // Words that commonly open a new sentence in speech; a split before one reads
 // naturally, so they win ties between equally long pauses.
 bool is_starter(std::string_view w) {
-  return one_of(w, {"and", "but", "so", "because", "then", "now", "well", "okay", "ok", "or", "also",
-                    "anyway", "actually", "however", "although", "though", "yes", "yeah", "oh", "alright"});
+  return one_of(w, {"and",  "but",    "so",       "because", "then",     "now",    "well", "okay", "ok", "or",
+                    "also", "anyway", "actually", "however", "although", "though", "yes",  "yeah", "oh", "alright"});
 }
 
 // Conjunctions before which a noticeable pause takes a comma.
@@ -55,9 +55,7 @@ bool is_conjunction(std::string_view w) {
   return one_of(w, {"and", "but", "so", "because", "or", "then", "although", "though", "while", "whereas"});
 }
 
-bool is_subject_pronoun(std::string_view w) {
-  return one_of(w, {"i", "you", "we", "they", "he", "she", "it"});
-}
+bool is_subject_pronoun(std::string_view w) { return one_of(w, {"i", "you", "we", "they", "he", "she", "it"}); }
 
 // Whether a lower-cased, unpunctuated sentence reads as a question. Kept
 // deliberately simple, from its first words only:
@@ -81,10 +79,10 @@ bool is_question(const std::vector<std::string>& words) {
     return !is_subject_pronoun(next);
   }
   if (one_of(first, {"do", "have"})) return one_of(next, {"i", "you", "we", "they"});
-  if (one_of(first, {"is", "are", "am", "was", "were", "does", "did", "can", "could", "would", "will", "should",
-                     "shall", "may", "might", "must", "has", "had", "isn't", "aren't", "wasn't", "weren't",
-                     "don't", "doesn't", "didn't", "can't", "couldn't", "wouldn't", "won't", "shouldn't",
-                     "haven't", "hasn't", "hadn't"})) {
+  if (one_of(first, {"is",       "are",    "am",        "was",     "were",   "does",    "did",    "can",   "could",
+                     "would",    "will",   "should",    "shall",   "may",    "might",   "must",   "has",   "had",
+                     "isn't",    "aren't", "wasn't",    "weren't", "don't",  "doesn't", "didn't", "can't", "couldn't",
+                     "wouldn't", "won't",  "shouldn't", "haven't", "hasn't", "hadn't"})) {
     return is_subject_pronoun(next) ||
            one_of(next, {"there", "this", "that", "the", "a", "an", "your", "my", "our", "his", "her", "their",
                          "anyone", "anybody", "someone", "somebody", "everyone", "everybody"});

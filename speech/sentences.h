@@ -16,7 +16,7 @@ struct AttributedWord {
 };
 
 struct SentenceWord {
-  std::string text;                        // cased, without trailing punctuation
+  std::string text;  // cased, without trailing punctuation
   double start = 0;
   double end = 0;
   double confidence = 0;

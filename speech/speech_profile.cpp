@@ -24,7 +24,8 @@ const std::vector<SpeechProfile>& speech_profiles() {
       // profile's CPU; PocketSphinx's own defaults (-topn 4) cost more
       // errors for no less CPU (bench/README.md, "Speech profiles").
       {"balanced",
-       "the default: 16 Gaussians per codebook on every second frame, one lexicon-tree pass, per-recording frequency warp",
+       "the default: 16 Gaussians per codebook on every second frame, one lexicon-tree pass, per-recording frequency "
+       "warp",
        {{"-remove_silence", "no"}, {"-topn", "16"}, {"-maxhmmpf", "-1"}, {"-ds", "2"}, {"-fwdflat", "no"}},
        true},
       // Speed first, for live audio: also every second frame's Gaussians

@@ -137,7 +137,8 @@ std::vector<int16_t> adaptation_sample(const PcmSource& pcm, const std::vector<S
   std::vector<int16_t> sample;
   for (size_t i = 0; i < pieces.size() && static_cast<int64_t>(sample.size()) < budget; i += stride) {
     const auto& p = pieces[i];
-    const int64_t take = std::min({p.end_sample - p.start_sample, per_piece, budget - static_cast<int64_t>(sample.size())});
+    const int64_t take =
+        std::min({p.end_sample - p.start_sample, per_piece, budget - static_cast<int64_t>(sample.size())});
     auto audio = pcm.read(p.start_sample, take);
     sample.insert(sample.end(), audio.begin(), audio.end());
   }

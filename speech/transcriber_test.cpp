@@ -18,8 +18,8 @@ class Transcriber : public ::testing::Test {
     dir_ = scratch_->dir().string();
     engines_ = new EnginePool(std::make_shared<PocketSphinxFactory>(PocketSphinxOptions{}));
     speech_ = dir_ + "/speech.wav";
-    run("flite -voice slt -t 'The library opens at nine in the morning. Please return your books on time.' -o " +
-        dir_ + "/raw.wav && sox " + dir_ + "/raw.wav -r 16000 -c 1 -b 16 " + speech_ + " pad 0.5 0.5");
+    run("flite -voice slt -t 'The library opens at nine in the morning. Please return your books on time.' -o " + dir_ +
+        "/raw.wav && sox " + dir_ + "/raw.wav -r 16000 -c 1 -b 16 " + speech_ + " pad 0.5 0.5");
   }
   static void TearDownTestSuite() {
     delete engines_;
@@ -43,12 +43,13 @@ class Transcriber : public ::testing::Test {
 TEST_F(Transcriber, SpeechBecomesSentencesWithTimedWordsInOrder) {
   std::vector<std::string> stages;
   std::atomic<bool> cancelled{false};
-  auto r = transcribe(*engines_, {speech_, "auto", std::nullopt, dir_},
-                      [&](const std::string& s) {
-                        stages.push_back(s);
-                        return true;
-                      },
-                      cancelled);
+  auto r = transcribe(
+      *engines_, {speech_, "auto", std::nullopt, dir_},
+      [&](const std::string& s) {
+        stages.push_back(s);
+        return true;
+      },
+      cancelled);
   EXPECT_EQ(stages, (std::vector<std::string>{"decoding", "transcribing", "diarizing", "enriching"}));
   EXPECT_EQ(r.language, "en");
   EXPECT_EQ(r.speakers, 1);
@@ -79,8 +80,8 @@ TEST_F(Transcriber, WordsDoNotDependOnWhatTheEngineDecodedBefore) {
   const std::string other = dir_ + "/other.wav";
   run("flite -voice rms -t 'Heavy rain fell on the harbour all night and the boats stayed in.' -o " + dir_ +
       "/other_raw.wav && sox " + dir_ + "/other_raw.wav -r 16000 -c 1 -b 16 " + dir_ + "/other_clean.wav pad 0.5 0.5" +
-      " && sox -R -n -r 16000 -c 1 -b 16 " + dir_ + "/noise.wav synth 6 pinknoise vol 0.05" + " && sox -R -m " +
-      dir_ + "/other_clean.wav " + dir_ + "/noise.wav " + other + " trim 0 $(soxi -D " + dir_ + "/other_clean.wav)");
+      " && sox -R -n -r 16000 -c 1 -b 16 " + dir_ + "/noise.wav synth 6 pinknoise vol 0.05" + " && sox -R -m " + dir_ +
+      "/other_clean.wav " + dir_ + "/noise.wav " + other + " trim 0 $(soxi -D " + dir_ + "/other_clean.wav)");
   std::atomic<bool> cancelled{false};
   auto words_of = [&](const std::string& file) {
     std::vector<std::pair<std::string, double>> out;
@@ -112,8 +113,9 @@ TEST_F(Transcriber, NotMediaIsUndecodable) {
 
 TEST_F(Transcriber, AStageRefusedAbortsTheJob) {
   std::atomic<bool> cancelled{false};
-  EXPECT_THROW(transcribe(*engines_, {speech_, "auto", std::nullopt, dir_},
-                          [](const std::string& s) { return s != "diarizing"; }, cancelled),
+  EXPECT_THROW(transcribe(
+                   *engines_, {speech_, "auto", std::nullopt, dir_},
+                   [](const std::string& s) { return s != "diarizing"; }, cancelled),
                JobAborted);
   cancelled = true;
   EXPECT_THROW(transcribe(*engines_, {speech_, "auto", std::nullopt, dir_}, nullptr, cancelled), JobAborted);

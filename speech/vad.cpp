@@ -27,15 +27,15 @@ namespace {
 constexpr int kWindow = 2 * kFrameSamples;  // analysis window: previous + current frame
 constexpr int kFftSize = 512;
 constexpr double kBinHz = double(kSampleRate) / kFftSize;
-constexpr int kBandLo = 10;    // 312 Hz
-constexpr int kBandHi = 109;   // 3400 Hz
-constexpr int kFlatHi = 128;   // 4000 Hz
+constexpr int kBandLo = 10;   // 312 Hz
+constexpr int kBandHi = 109;  // 3400 Hz
+constexpr int kFlatHi = 128;  // 4000 Hz
 constexpr int kFluxBands = 20;
-constexpr int kMinLag = 32;    // 500 Hz
-constexpr int kMaxLag = 200;   // 80 Hz
+constexpr int kMinLag = 32;   // 500 Hz
+constexpr int kMaxLag = 200;  // 80 Hz
 constexpr float kVoicedThreshold = 0.6f;
-constexpr int kContext = 50;   // frames on each side of the scored frame
-constexpr float kSilentDb = 20.0f;  // below about -70 dBFS nothing is speech
+constexpr int kContext = 50;           // frames on each side of the scored frame
+constexpr float kSilentDb = 20.0f;     // below about -70 dBFS nothing is speech
 constexpr float kFloorRiseDb = 0.05f;  // per frame: the noise floor follows a louder background within seconds
 
 // Raw per-frame features, in this order in VoiceActivityDetector::recent_.
@@ -44,8 +44,19 @@ enum Raw { kEnergy, kBandDb, kLogFlat, kZcr, kFlux, kVoicing, kPitch, kRawCount 
 // Inputs of the logistic model; the last two depend on the noise floor and are
 // added in finish().
 enum Input {
-  kModStd, kFluxMean, kFlatMean, kVoicedFrac, kPitchStable, kZcrStd, kSyllableMod, kLocalPeak, kFlatSq,
-  kContextInputs, kRelEnergy = kContextInputs, kRelEnergyLow, kInputCount
+  kModStd,
+  kFluxMean,
+  kFlatMean,
+  kVoicedFrac,
+  kPitchStable,
+  kZcrStd,
+  kSyllableMod,
+  kLocalPeak,
+  kFlatSq,
+  kContextInputs,
+  kRelEnergy = kContextInputs,
+  kRelEnergyLow,
+  kInputCount
 };
 
 // Fitted offline (logistic regression, equal class weights, on the frames that
@@ -54,10 +65,10 @@ enum Input {
 // white, pink and brown noise; white, pink and brown noise; sox tones, chords,
 // tremolo, sweeps and note melodies.
 // Index kInputCount is the bias.
-constexpr std::array<float, kInputCount + 1> kWeights = {
-    0.043f, -12.33f, -6.712f, 5.429f, -8.335f, 2.501f, 9.192f, 0.837f, -12.11f,  // context inputs
-    1.018f, -0.523f,                                                           // energy over the floor
-    -3.218f};                                                                  // bias
+constexpr std::array<float, kInputCount + 1> kWeights = {0.043f, -12.33f, -6.712f, 5.429f,  -8.335f,
+                                                         2.501f, 9.192f,  0.837f,  -12.11f,  // context inputs
+                                                         1.018f, -0.523f,                    // energy over the floor
+                                                         -3.218f};                           // bias
 
 struct FftTables {
   std::array<float, kWindow> hann{};
@@ -397,7 +408,8 @@ void VoiceActivityDetector::feed(const int16_t* samples, size_t count) {
     Impl::analyse(*this, carry_.data());
     carry_.clear();
   }
-  for (; count >= size_t(kFrameSamples); samples += kFrameSamples, count -= kFrameSamples) Impl::analyse(*this, samples);
+  for (; count >= size_t(kFrameSamples); samples += kFrameSamples, count -= kFrameSamples)
+    Impl::analyse(*this, samples);
   carry_.assign(samples, samples + count);
 }
 
@@ -463,7 +475,8 @@ int64_t quietest_frame(int64_t lo, int64_t hi, const std::vector<float>& energy)
     int64_t count = 0;
     for (int64_t k = std::max<int64_t>(0, f - 10); k < std::min(n, f + 11); ++k, ++count) sum += energy[size_t(k)];
     const double e = count ? sum / double(count) : 0;
-    if (e < best_energy - 1e-9 || (std::fabs(e - best_energy) <= 1e-9 && std::llabs(f - mid) < std::llabs(best - mid))) {
+    if (e < best_energy - 1e-9 ||
+        (std::fabs(e - best_energy) <= 1e-9 && std::llabs(f - mid) < std::llabs(best - mid))) {
       best_energy = e;
       best = f;
     }
@@ -479,7 +492,8 @@ int64_t quietest_frame(int64_t lo, int64_t hi, const std::vector<float>& energy)
 // Ends need no such help: the detector's hangover already keeps soft endings.
 constexpr float kOnsetOverFloorDb = 6.0f;
 
-std::vector<uint8_t> extend_onsets(const std::vector<uint8_t>& flags, const std::vector<float>& energy, double seconds) {
+std::vector<uint8_t> extend_onsets(const std::vector<uint8_t>& flags, const std::vector<float>& energy,
+                                   double seconds) {
   std::vector<uint8_t> out = flags;
   const auto limit = int64_t(std::llround(std::max(0.0, seconds) / kFrameSeconds));
   if (energy.empty() || limit == 0) return out;
@@ -511,7 +525,7 @@ std::vector<SpeechPiece> cut_pieces(const std::vector<uint8_t>& speech_frames, i
   // the piece's start (and leaving at least half the limit behind it), so every
   // piece of a long run lies between half the limit and the limit.
   struct Span {
-    int64_t start, end;  // frames
+    int64_t start, end;       // frames
     bool run_start, run_end;  // whether the side is a run's edge (padded) or a cut
   };
   std::vector<Span> spans;
@@ -550,7 +564,8 @@ std::vector<SpeechPiece> cut_pieces(const std::vector<uint8_t>& speech_frames, i
     pieces.push_back(p);
     prev_speech_end = speech_end;
   }
-  std::erase_if(pieces, [&](const SpeechPiece& p) { return p.end_sample - p.start_sample < std::max<int64_t>(1, min_len); });
+  std::erase_if(pieces,
+                [&](const SpeechPiece& p) { return p.end_sample - p.start_sample < std::max<int64_t>(1, min_len); });
   return pieces;
 }
 

@@ -11,9 +11,9 @@
 namespace scribe::speech {
 
 struct VadOptions {
-  double min_speech_seconds = 0.25;  // shorter bursts are not speech
-  double hangover_seconds = 0.30;    // speech keeps going this long after the last voiced frame
-  double min_silence_seconds = 0.30; // shorter gaps are bridged
+  double min_speech_seconds = 0.25;   // shorter bursts are not speech
+  double hangover_seconds = 0.30;     // speech keeps going this long after the last voiced frame
+  double min_silence_seconds = 0.30;  // shorter gaps are bridged
 };
 
 class VoiceActivityDetector {
@@ -31,20 +31,20 @@ class VoiceActivityDetector {
   // of it.
   struct Impl;
   VadOptions options_;
-  std::vector<int16_t> carry_;       // samples of an incomplete frame
-  std::vector<int16_t> previous_;    // the last complete frame: analysis windows span two frames
-  std::vector<float> prev_bands_;    // the last frame's band energies, for spectral change
-  std::vector<float> recent_;        // per-frame raw features of the frames around the next frame to score
-  int64_t recent_first_ = 0;         // frame index of recent_'s first entry
-  int64_t frames_seen_ = 0;          // frames analysed
-  std::vector<float> features_;      // per scored frame: log energy, context score
+  std::vector<int16_t> carry_;     // samples of an incomplete frame
+  std::vector<int16_t> previous_;  // the last complete frame: analysis windows span two frames
+  std::vector<float> prev_bands_;  // the last frame's band energies, for spectral change
+  std::vector<float> recent_;      // per-frame raw features of the frames around the next frame to score
+  int64_t recent_first_ = 0;       // frame index of recent_'s first entry
+  int64_t frames_seen_ = 0;        // frames analysed
+  std::vector<float> features_;    // per scored frame: log energy, context score
   int features_per_frame_ = 0;
 };
 
 struct PieceOptions {
   double max_piece_seconds = 20.0;  // longer speech is cut at its deepest pause
   double min_piece_seconds = 0.3;
-  double pad_seconds = 0.15;        // context kept on each side of a piece
+  double pad_seconds = 0.15;  // context kept on each side of a piece
   // A run of speech starts up to this much earlier where the frames before it
   // are still well above the noise floor (soft onsets; needs frame energy).
   double onset_seconds = 0.4;

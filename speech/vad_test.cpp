@@ -23,9 +23,7 @@ namespace fs = std::filesystem;
 // binary run.
 class VadTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    scratch_ = std::make_unique<testing::MediaScratch>("scribe_vad_test");
-  }
+  static void SetUpTestSuite() { scratch_ = std::make_unique<testing::MediaScratch>("scribe_vad_test"); }
   static void TearDownTestSuite() { scratch_.reset(); }
 
   static std::string path(const std::string& name) { return scratch_->path(name); }
@@ -50,7 +48,6 @@ class VadTest : public ::testing::Test {
 
   static inline std::unique_ptr<testing::MediaScratch> scratch_;
 };
-
 
 TEST_F(VadTest, FindsSpeechBetweenSilences) {
   sh("flite -voice slt -t 'The birch canoe slid on the smooth planks. Glue the sheet to the dark blue background.' -o "
@@ -89,9 +86,11 @@ TEST_F(VadTest, IgnoresSynthesizedMusic) {
   sh("sox -R -n -r 16000 -c 1 -b 16 sines.wav synth 5 sine A3 sine C4 sine E4 vol 0.3");
   // A melody: notes concatenated, each with a short fade so the notes are distinct.
   std::string notes;
-  const char* melody[] = {"C4", "E4", "G4", "C5", "A4", "F4", "D4", "B3", "G3", "E4", "C4", "D4", "F4", "A4", "G4", "E4"};
+  const char* melody[] = {"C4", "E4", "G4", "C5", "A4", "F4", "D4", "B3",
+                          "G3", "E4", "C4", "D4", "F4", "A4", "G4", "E4"};
   for (int i = 0; i < 16; ++i) {
-    sh("sox -R -n -r 16000 -c 1 -b 16 n" + std::to_string(i) + ".wav synth 0.3 pluck " + melody[i] + " fade 0.01 0.3 0.05");
+    sh("sox -R -n -r 16000 -c 1 -b 16 n" + std::to_string(i) + ".wav synth 0.3 pluck " + melody[i] +
+       " fade 0.01 0.3 0.05");
     notes += " n" + std::to_string(i) + ".wav";
   }
   sh("sox" + notes + " melody.wav");

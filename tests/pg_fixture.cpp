@@ -27,10 +27,9 @@ void PgTest::SetUpTestSuite() {
   // This process's own stores, as `scribe serve` configures them from its settings.
   // One folder per test database, so artifacts written by one run of the
   // tests are found by the next run against the same database.
-  static const std::string scratch =
-      (std::filesystem::temp_directory_path() /
-       ("scribe-pgtest-" + std::to_string(std::hash<std::string>{}(database_url()))))
-          .string();
+  static const std::string scratch = (std::filesystem::temp_directory_path() /
+                                      ("scribe-pgtest-" + std::to_string(std::hash<std::string>{}(database_url()))))
+                                         .string();
   configure_object_store(scratch + "/objects");
   api::uploads::configure_staging(scratch + "/work");
   // ... and the `scribe` processes the tests spawn share them.

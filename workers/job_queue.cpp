@@ -72,11 +72,9 @@ std::optional<ClaimedJob> claim_job(pqxx::connection& conn, const std::string& o
   return std::nullopt;
 }
 
-bool renew_lease(pqxx::connection& conn, const ClaimedJob& job, const std::string& owner,
-                 std::chrono::seconds lease) {
+bool renew_lease(pqxx::connection& conn, const ClaimedJob& job, const std::string& owner, std::chrono::seconds lease) {
   pqxx::work txn(conn);
-  auto r = txn.exec_prepared(kRenew.name, job.transcription_id, job.attempt, owner,
-                             static_cast<double>(lease.count()));
+  auto r = txn.exec_prepared(kRenew.name, job.transcription_id, job.attempt, owner, static_cast<double>(lease.count()));
   txn.commit();
   return r.affected_rows() == 1;
 }

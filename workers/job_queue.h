@@ -25,13 +25,11 @@ inline constexpr int kMaxClaims = 3;
 // Claims the oldest claimable job: queued, or running with an expired lease
 // (its worker died). Skips accounts at their plan's concurrency cap. Returns
 // nullopt when nothing is claimable now.
-std::optional<ClaimedJob> claim_job(pqxx::connection& conn, const std::string& owner,
-                                    std::chrono::seconds lease);
+std::optional<ClaimedJob> claim_job(pqxx::connection& conn, const std::string& owner, std::chrono::seconds lease);
 
 // Extends the lease; false when this owner no longer holds the job (it was
 // reclaimed after the lease expired, finished elsewhere, retried or deleted).
-bool renew_lease(pqxx::connection& conn, const ClaimedJob& job, const std::string& owner,
-                 std::chrono::seconds lease);
+bool renew_lease(pqxx::connection& conn, const ClaimedJob& job, const std::string& owner, std::chrono::seconds lease);
 
 // Hands a job back to the queue (graceful shutdown mid-job).
 void release_job(pqxx::connection& conn, const ClaimedJob& job, const std::string& owner);

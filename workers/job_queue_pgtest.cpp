@@ -76,7 +76,8 @@ TEST_F(JobQueue, ConcurrentClaimsNeverTakeOneJobTwice) {
   std::set<int64_t> mine;
   auto conn = connect();
   for (const auto& [j, owner] : claimed) {
-    EXPECT_TRUE(seen.insert({j.transcription_id, j.attempt}).second) << "job " << j.transcription_id << " claimed twice";
+    EXPECT_TRUE(seen.insert({j.transcription_id, j.attempt}).second)
+        << "job " << j.transcription_id << " claimed twice";
     if (j.account_id == acc) {
       EXPECT_EQ(j.claims, 1);
       mine.insert(j.transcription_id);

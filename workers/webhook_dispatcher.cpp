@@ -55,15 +55,14 @@ const db::Statement kHealthFailure{
     "then now() end) returning disabled_at is not null"};
 
 struct Attempt {
-  long status = 0;       // 0: no HTTP response
-  std::string error;     // empty on success
+  long status = 0;    // 0: no HTTP response
+  std::string error;  // empty on success
 };
 
 Attempt post(const HttpClient& client, const DispatcherOptions& options, const std::string& url,
              const std::string& kind, const std::string& body, const std::string& secret) {
-  const auto unix_now = std::chrono::duration_cast<std::chrono::seconds>(
-                            std::chrono::system_clock::now().time_since_epoch())
-                            .count();
+  const auto unix_now =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count();
   std::vector<std::pair<std::string, std::string>> headers = {
       {"Content-Type", "application/json"},
       {"X-Service-Signature", webhook::signature_header(secret, unix_now, body)},
@@ -94,8 +93,7 @@ void deliver(pqxx::connection& conn, const HttpClient& client, const DispatcherO
   };
   if (!row) return finish("dropped", 0, "the transcription was deleted");
   const auto& r = *row;
-  const std::optional<int64_t> webhook_id =
-      r[4].is_null() ? std::nullopt : std::optional<int64_t>(r[4].as<int64_t>());
+  const std::optional<int64_t> webhook_id = r[4].is_null() ? std::nullopt : std::optional<int64_t>(r[4].as<int64_t>());
   if (r[6].as<bool>()) return finish("dropped", 0, "the webhook was revoked or replaced");
   if (r[7].as<bool>()) return finish("dropped", 0, "the webhook is disabled");
   if (attempts > options.retry.max_attempts) return finish("failed", 0, "the last attempt was interrupted");
@@ -116,17 +114,14 @@ void deliver(pqxx::connection& conn, const HttpClient& client, const DispatcherO
     if (webhook_id) txn.exec_prepared(kHealthSuccess.name, *webhook_id);
   } else {
     auto delay = webhook::next_delay(options.retry, attempts);
-    if (delay)
-      txn.exec_prepared(kRetryLater.name, id, attempts, static_cast<double>(delay->count()), http, a.error);
-    else
-      txn.exec_prepared(kFinish.name, id, attempts, "failed", http, a.error);
+    if (delay) txn.exec_prepared(kRetryLater.name, id, attempts, static_cast<double>(delay->count()), http, a.error);
+    else txn.exec_prepared(kFinish.name, id, attempts, "failed", http, a.error);
     if (webhook_id)
-      disabled = txn.exec_prepared1(kHealthFailure.name, *webhook_id, limits::kWebhookDisableAfterFailures)[0]
-                     .as<bool>();
+      disabled =
+          txn.exec_prepared1(kHealthFailure.name, *webhook_id, limits::kWebhookDisableAfterFailures)[0].as<bool>();
   }
   txn.commit();
-  Json fields = {{"delivery_id", id}, {"event_id", r[0].c_str()}, {"event", kind}, {"attempt", attempts},
-                 {"ms", ms}};
+  Json fields = {{"delivery_id", id}, {"event_id", r[0].c_str()}, {"event", kind}, {"attempt", attempts}, {"ms", ms}};
   if (http) fields["status"] = *http;
   if (ok) {
     log::debug("webhook delivered", fields);
@@ -158,8 +153,8 @@ void WebhookDispatcher::stop() {
   threads_.clear();
 }
 
-int WebhookDispatcher::deliver_due(pqxx::connection& conn, const HttpClient& client,
-                                   const DispatcherOptions& options, int max) {
+int WebhookDispatcher::deliver_due(pqxx::connection& conn, const HttpClient& client, const DispatcherOptions& options,
+                                   int max) {
   std::vector<std::pair<int64_t, int>> claimed;
   {
     pqxx::work txn(conn);

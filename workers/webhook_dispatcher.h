@@ -21,13 +21,13 @@
 namespace scribe::workers {
 
 struct DispatcherOptions {
-  int senders = 4;                         // SCRIBE_WEBHOOK_SENDERS: deliveries in flight per process (0: off)
+  int senders = 4;  // SCRIBE_WEBHOOK_SENDERS: deliveries in flight per process (0: off)
   webhook::RetryPolicy retry = webhook::RetryPolicy::spec();  // SCRIBE_WEBHOOK_RETRY_DELAYS (seconds, comma separated)
   std::chrono::milliseconds timeout{std::chrono::seconds(limits::kWebhookTimeoutSeconds)};  // the spec's, per attempt
   // SCRIBE_WEBHOOK_LEASE_SECONDS: longer than an attempt (kWebhookTimeoutSeconds + 1 at least), so a
   // delivery still being sent is not handed to a second sender.
   std::chrono::seconds lease{30};
-  std::chrono::milliseconds poll{500};       // SCRIBE_WEBHOOK_POLL_MS: idle wait when no NOTIFY arrives
+  std::chrono::milliseconds poll{500};  // SCRIBE_WEBHOOK_POLL_MS: idle wait when no NOTIFY arrives
 };
 
 class WebhookDispatcher {
@@ -40,8 +40,7 @@ class WebhookDispatcher {
 
   // Claims at most `max` due deliveries and sends them one after another;
   // returns how many were claimed. The sender threads loop over this.
-  static int deliver_due(pqxx::connection& conn, const HttpClient& client, const DispatcherOptions& options,
-                         int max);
+  static int deliver_due(pqxx::connection& conn, const HttpClient& client, const DispatcherOptions& options, int max);
 
  private:
   void listen();

@@ -27,11 +27,11 @@ namespace {
 
 constexpr auto kMinClaimGap = std::chrono::milliseconds(50);
 
-const db::Statement kJobSpec{"worker.job_spec",
-                             "select t.source, t.url, t.upload_id, t.language, t.original_filename, a.plan, t.pipeline_code "
-                             "from transcriptions t join accounts a on a.id = t.account_id where t.id = $1"};
-const db::Statement kSegmentIds{"worker.segment_ids",
-                                "select nextval('segment_ids') from generate_series(1, $1::int)"};
+const db::Statement kJobSpec{
+    "worker.job_spec",
+    "select t.source, t.url, t.upload_id, t.language, t.original_filename, a.plan, t.pipeline_code "
+    "from transcriptions t join accounts a on a.id = t.account_id where t.id = $1"};
+const db::Statement kSegmentIds{"worker.segment_ids", "select nextval('segment_ids') from generate_series(1, $1::int)"};
 
 struct JobSpec {
   std::string source;
@@ -55,7 +55,8 @@ JobFailure fetch_failure(const std::string& source, const Error& e) {
   return JobFailure("source_unavailable", "the source could not be fetched: " + e.message());
 }
 
-transcript::TranscriptArtifact make_artifact(pqxx::connection& conn, const TranscribeResult& r, const std::string& engine) {
+transcript::TranscriptArtifact make_artifact(pqxx::connection& conn, const TranscribeResult& r,
+                                             const std::string& engine) {
   transcript::TranscriptArtifact a;
   a.duration_seconds = r.duration_seconds;
   a.language = r.language;
@@ -171,10 +172,9 @@ void Worker::process(pqxx::connection& conn, const ClaimedJob& job, const std::s
   commands::Meta meta{"worker:" + slot_owner, ""};
   Json log_fields = {{"transcription_id", job.transcription_id}, {"attempt", job.attempt}, {"claims", job.claims}};
   if (job.claims > kMaxClaims) {
-    commands::fail_attempt(store_, conn, job.transcription_id, job.attempt, "processing_interrupted",
-                           "processing was interrupted " + std::to_string(job.claims - 1) +
-                               " times; retry the transcription",
-                           meta);
+    commands::fail_attempt(
+        store_, conn, job.transcription_id, job.attempt, "processing_interrupted",
+        "processing was interrupted " + std::to_string(job.claims - 1) + " times; retry the transcription", meta);
     forget_lease(conn, job.transcription_id);
     log::warn("job failed after repeated interruptions", log_fields);
     return;
@@ -232,8 +232,13 @@ void Worker::process(pqxx::connection& conn, const ClaimedJob& job, const std::s
       forget_lease(conn, job.transcription_id);
       return;
     }
-    spec = {r[0][0].as<std::string>(), opt(r[0][1]), opt(r[0][2]), opt(r[0][4]), r[0][3].as<std::string>(),
-            plans::parse(r[0][5].as<std::string>()).value_or(plans::Tier::Free), r[0][6].as<std::string>()};
+    spec = {r[0][0].as<std::string>(),
+            opt(r[0][1]),
+            opt(r[0][2]),
+            opt(r[0][4]),
+            r[0][3].as<std::string>(),
+            plans::parse(r[0][5].as<std::string>()).value_or(plans::Tier::Free),
+            r[0][6].as<std::string>()};
   }
   auto on_stage = [&](const std::string& stage) {
     return !cancelled && commands::record_stage(store_, conn, job.transcription_id, job.attempt, stage, meta);
@@ -264,8 +269,8 @@ void Worker::process(pqxx::connection& conn, const ClaimedJob& job, const std::s
     auto engine = engines_.find(spec.pipeline_code);
     if (engine == engines_.end())
       throw JobFailure("internal_error", "pipeline " + spec.pipeline_code + " is not configured on this worker");
-    TranscribeRequest req{media_path, spec.language,
-                          double(plans::limits_of(spec.tier).max_file_minutes) * 60.0, options_.work_dir};
+    TranscribeRequest req{media_path, spec.language, double(plans::limits_of(spec.tier).max_file_minutes) * 60.0,
+                          options_.work_dir};
     // What is charged follows what is transcribed: the hold is made to cover
     // the measured length before recognition starts (a refusal has already
     // failed the attempt and released its hold).

@@ -22,10 +22,10 @@
 namespace scribe::workers {
 
 struct WorkerOptions {
-  int slots = 1;                           // SCRIBE_WORKER_SLOTS: jobs at once per process
-  std::chrono::seconds lease{60};          // SCRIBE_WORKER_LEASE_SECONDS
-  std::chrono::milliseconds poll{1000};    // SCRIBE_WORKER_POLL_MS: idle wait between claims
-  std::string work_dir;                    // SCRIBE_WORK_DIR: fetched media go to <work_dir>/media
+  int slots = 1;                         // SCRIBE_WORKER_SLOTS: jobs at once per process
+  std::chrono::seconds lease{60};        // SCRIBE_WORKER_LEASE_SECONDS
+  std::chrono::milliseconds poll{1000};  // SCRIBE_WORKER_POLL_MS: idle wait between claims
+  std::string work_dir;                  // SCRIBE_WORK_DIR: fetched media go to <work_dir>/media
 };
 
 class Worker {

@@ -16,11 +16,20 @@ std::string escape(std::string_view s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -38,8 +47,8 @@ std::string render_page() {
       "<code>code</code> is stable; <code>message</code> is for humans. Each section below is one code.</p>\n";
   html += "<ul>\n";
   for (const auto& e : error_codes())
-    html += "<li><a href=\"#" + escape(e.code) + "\">" + escape(e.code) + "</a> (" + std::to_string(e.status) +
-            ")</li>\n";
+    html +=
+        "<li><a href=\"#" + escape(e.code) + "\">" + escape(e.code) + "</a> (" + std::to_string(e.status) + ")</li>\n";
   html += "</ul>\n";
   for (const auto& e : error_codes()) {
     html += "<section id=\"" + escape(e.code) + "\">\n<h2><code>" + escape(e.code) + "</code></h2>\n";

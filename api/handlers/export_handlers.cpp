@@ -97,10 +97,10 @@ Response TranscriptHandler::handle(RequestContext& ctx) {
   }
   ctx.release_db();
   const bool has_title = meta.title && !trim(*meta.title).empty();
-  std::string body = format == "md"
-                         ? transcript::render_md(has_title ? *meta.title : "Transcription " + std::to_string(id), {},
-                                                 segments, opts)
-                         : transcript::render_txt(segments, opts);
+  std::string body =
+      format == "md"
+          ? transcript::render_md(has_title ? *meta.title : "Transcription " + std::to_string(id), {}, segments, opts)
+          : transcript::render_txt(segments, opts);
   // A 200 is never empty: a completed transcription without text has lost its artifact.
   if (body.empty())
     throw Error("not_ready", "the transcription completed but no transcript text is stored",
@@ -116,7 +116,8 @@ Response SubtitlesHandler::handle(RequestContext& ctx) {
   const int64_t id = ctx.id_param("id", "transcription");
   QueryParams q(ctx.req);
   const std::string format = q.one_of("format", {"srt", "vtt", "vtt-karaoke", "json"}, "srt");
-  const subtitles::Preset* preset = subtitles::find_preset(q.one_of("preset", preset_names(), subtitles::kDefaultPreset));
+  const subtitles::Preset* preset =
+      subtitles::find_preset(q.one_of("preset", preset_names(), subtitles::kDefaultPreset));
   const bool labels = q.boolean("speaker_labels", false);
   const std::string mode = q.one_of("mode", {"auto", "word", "sentence"}, "auto");
   const std::string source = q.one_of("source", {"auto", "generated", "materialized"}, "auto");
@@ -128,10 +129,12 @@ Response SubtitlesHandler::handle(RequestContext& ctx) {
     require_completed(meta);
     // This server stores no user-edited cues, so materialized cues never
     // exist and every other source generates.
-    if (source == "materialized") throw Error("not_found", "this transcription has no edited cues (source=materialized)");
+    if (source == "materialized")
+      throw Error("not_found", "this transcription has no edited cues (source=materialized)");
     if (mode == "sentence") rows.segments = load_segments(txn, id);
     else rows = load_segments_and_words(txn, id);
-    if (rows.segments.empty()) throw Error("not_found", "the transcription completed without segments; no subtitles exist");
+    if (rows.segments.empty())
+      throw Error("not_found", "the transcription completed without segments; no subtitles exist");
   }
   ctx.release_db();
   if (mode == "word" && rows.words.empty())

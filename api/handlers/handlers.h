@@ -5,45 +5,101 @@
 // caller already authenticated, rate-limited and scope-checked.
 namespace scribe::api {
 
-struct HealthzHandler { static Response handle(RequestContext& ctx); };    // GET /healthz
-struct ReadyzHandler { static Response handle(RequestContext& ctx); };     // GET /readyz
-struct MetricsHandler { static Response handle(RequestContext& ctx); };    // GET /metrics (metrics listener)
-struct OpenApiHandler { static Response handle(RequestContext& ctx); };    // GET /api/v1/openapi.yaml
-struct ErrorDocsHandler { static Response handle(RequestContext& ctx); };  // GET /docs/errors
-struct MeHandler { static Response handle(RequestContext& ctx); };         // GET /api/v1/me
-struct PipelinesHandler { static Response handle(RequestContext& ctx); };  // GET /api/v1/pipelines
-struct QuoteHandler { static Response handle(RequestContext& ctx); };      // POST /api/v1/quotes
-struct CreateTranscriptionHandler { static Response handle(RequestContext& ctx); };  // POST /api/v1/transcriptions
-struct ListTranscriptionsHandler { static Response handle(RequestContext& ctx); };   // GET /api/v1/transcriptions
-struct GetTranscriptionHandler { static Response handle(RequestContext& ctx); };     // GET .../{id}
-struct DeleteTranscriptionHandler { static Response handle(RequestContext& ctx); };  // DELETE .../{id}
-struct RetryTranscriptionHandler { static Response handle(RequestContext& ctx); };   // POST .../{id}/retry
-struct ResultHandler { static Response handle(RequestContext& ctx); };               // GET .../{id}/result
-struct TranscriptHandler { static Response handle(RequestContext& ctx); };           // GET .../{id}/transcript
-struct SubtitlesHandler { static Response handle(RequestContext& ctx); };            // GET .../{id}/subtitles
-struct WordsHandler { static Response handle(RequestContext& ctx); };                // GET .../{id}/words
-struct SearchHandler { static Response handle(RequestContext& ctx); };               // GET /api/v1/search
-struct TranscriptionSearchHandler { static Response handle(RequestContext& ctx); };  // GET .../{id}/search
+struct HealthzHandler {
+  static Response handle(RequestContext& ctx);
+};  // GET /healthz
+struct ReadyzHandler {
+  static Response handle(RequestContext& ctx);
+};  // GET /readyz
+struct MetricsHandler {
+  static Response handle(RequestContext& ctx);
+};  // GET /metrics (metrics listener)
+struct OpenApiHandler {
+  static Response handle(RequestContext& ctx);
+};  // GET /api/v1/openapi.yaml
+struct ErrorDocsHandler {
+  static Response handle(RequestContext& ctx);
+};  // GET /docs/errors
+struct MeHandler {
+  static Response handle(RequestContext& ctx);
+};  // GET /api/v1/me
+struct PipelinesHandler {
+  static Response handle(RequestContext& ctx);
+};  // GET /api/v1/pipelines
+struct QuoteHandler {
+  static Response handle(RequestContext& ctx);
+};  // POST /api/v1/quotes
+struct CreateTranscriptionHandler {
+  static Response handle(RequestContext& ctx);
+};  // POST /api/v1/transcriptions
+struct ListTranscriptionsHandler {
+  static Response handle(RequestContext& ctx);
+};  // GET /api/v1/transcriptions
+struct GetTranscriptionHandler {
+  static Response handle(RequestContext& ctx);
+};  // GET .../{id}
+struct DeleteTranscriptionHandler {
+  static Response handle(RequestContext& ctx);
+};  // DELETE .../{id}
+struct RetryTranscriptionHandler {
+  static Response handle(RequestContext& ctx);
+};  // POST .../{id}/retry
+struct ResultHandler {
+  static Response handle(RequestContext& ctx);
+};  // GET .../{id}/result
+struct TranscriptHandler {
+  static Response handle(RequestContext& ctx);
+};  // GET .../{id}/transcript
+struct SubtitlesHandler {
+  static Response handle(RequestContext& ctx);
+};  // GET .../{id}/subtitles
+struct WordsHandler {
+  static Response handle(RequestContext& ctx);
+};  // GET .../{id}/words
+struct SearchHandler {
+  static Response handle(RequestContext& ctx);
+};  // GET /api/v1/search
+struct TranscriptionSearchHandler {
+  static Response handle(RequestContext& ctx);
+};  // GET .../{id}/search
 // Media intake (upload_handlers.cpp, tus_handlers.cpp). Streamed routes also
 // have a precheck that runs on the request head before the body is read.
-struct CreateUploadHandler { static Response handle(RequestContext& ctx); };     // POST /api/v1/uploads
-struct CreateTusTicketHandler { static Response handle(RequestContext& ctx); };  // POST /api/v1/uploads/tus
+struct CreateUploadHandler {
+  static Response handle(RequestContext& ctx);
+};  // POST /api/v1/uploads
+struct CreateTusTicketHandler {
+  static Response handle(RequestContext& ctx);
+};                                  // POST /api/v1/uploads/tus
 struct PutPresignedUploadHandler {  // PUT /uploads/presigned/{upload_id}
   static StreamPlan precheck(RequestContext& ctx);
   static Response handle(RequestContext& ctx);
 };
-struct TusCreateHandler { static Response handle(RequestContext& ctx); };  // POST /api/v1/uploads/tus/files
-struct TusHeadHandler { static Response handle(RequestContext& ctx); };    // HEAD .../files/{upload}
-struct TusPatchHandler {                                                   // PATCH .../files/{upload}
+struct TusCreateHandler {
+  static Response handle(RequestContext& ctx);
+};  // POST /api/v1/uploads/tus/files
+struct TusHeadHandler {
+  static Response handle(RequestContext& ctx);
+};                        // HEAD .../files/{upload}
+struct TusPatchHandler {  // PATCH .../files/{upload}
   static StreamPlan precheck(RequestContext& ctx);
   static Response handle(RequestContext& ctx);
 };
-struct TusDeleteHandler { static Response handle(RequestContext& ctx); };  // DELETE .../files/{upload}
+struct TusDeleteHandler {
+  static Response handle(RequestContext& ctx);
+};  // DELETE .../files/{upload}
 // Webhooks (webhook_handlers.cpp): API keys only.
-struct GetWebhookHandler { static Response handle(RequestContext& ctx); };       // GET /api/v1/webhooks
-struct RegisterWebhookHandler { static Response handle(RequestContext& ctx); };  // POST /api/v1/webhooks
-struct DeleteWebhookHandler { static Response handle(RequestContext& ctx); };    // DELETE /api/v1/webhooks
-struct TestWebhookHandler { static Response handle(RequestContext& ctx); };      // POST /api/v1/webhooks/test
+struct GetWebhookHandler {
+  static Response handle(RequestContext& ctx);
+};  // GET /api/v1/webhooks
+struct RegisterWebhookHandler {
+  static Response handle(RequestContext& ctx);
+};  // POST /api/v1/webhooks
+struct DeleteWebhookHandler {
+  static Response handle(RequestContext& ctx);
+};  // DELETE /api/v1/webhooks
+struct TestWebhookHandler {
+  static Response handle(RequestContext& ctx);
+};  // POST /api/v1/webhooks/test
 // GET .../{id}/wait: asynchronous, see wait_handler.cpp.
 struct WaitHandler {
   static void handle(std::shared_ptr<RequestContext> ctx, Responder respond);

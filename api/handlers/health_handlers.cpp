@@ -18,7 +18,7 @@ const db::Statement kMigrations{"health.migrations", "select count(*) from schem
 const db::Statement kWebhookBacklog{"health.webhook_backlog",
                                     "select count(*), count(*) filter (where next_attempt_at <= now()) "
                                     "from webhook_deliveries where status = 'pending'"};
-}
+}  // namespace
 
 Response HealthzHandler::handle(RequestContext&) { return Response::json(200, {{"status", "ok"}}); }
 
@@ -63,8 +63,8 @@ Response MetricsHandler::handle(RequestContext& ctx) {
     pqxx::read_transaction txn(ctx.db());
     for (auto* p : projections::all())
       if (!p->is_inline())
-        out << "scribe_projection_lag_events{projection=\"" << p->name() << "\"} "
-            << projections::lag(txn, p->name()) << "\n";
+        out << "scribe_projection_lag_events{projection=\"" << p->name() << "\"} " << projections::lag(txn, p->name())
+            << "\n";
     auto backlog = txn.exec_prepared1(kWebhookBacklog.name);
     out << "# HELP scribe_webhook_deliveries_pending Webhook and callback deliveries not yet delivered or given up.\n"
         << "# TYPE scribe_webhook_deliveries_pending gauge\n"

@@ -124,8 +124,8 @@ Response CreateTranscriptionHandler::handle(RequestContext& ctx) {
 
 Response ListTranscriptionsHandler::handle(RequestContext& ctx) {
   QueryParams q(ctx.req);
-  int limit = static_cast<int>(q.integer("limit", limits::kListLimitDefault, limits::kListLimitMin,
-                                         limits::kListLimitMax));
+  int limit =
+      static_cast<int>(q.integer("limit", limits::kListLimitDefault, limits::kListLimitMin, limits::kListLimitMax));
   std::optional<int64_t> before;
   if (auto cursor = q.string("cursor", 64)) {
     // The cursor is opaque to clients: "c" followed by the last id seen, in hex.

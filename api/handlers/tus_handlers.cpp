@@ -50,7 +50,6 @@ void release(const std::string& id) {
   g_patching.erase(id);
 }
 
-
 Response tus_response(int status) {
   Response r;
   r.status = status;
@@ -133,8 +132,8 @@ Response TusCreateHandler::handle(RequestContext& ctx) {
     int64_t bound = std::min<int64_t>(ticket->file_size, limits::kMaxUploadBytes);
     if (*length > bound)
       throw Error("invalid_request",
-                  "Upload-Length " + std::to_string(*length) + " is larger than the ticket's " +
-                      std::to_string(bound) + " bytes",
+                  "Upload-Length " + std::to_string(*length) + " is larger than the ticket's " + std::to_string(bound) +
+                      " bytes",
                   {{"field", "Upload-Length"}}, 413);
     uploads::Row row;
     std::string id = crypto::random_alnum(24), resume = crypto::random_alnum(32);

@@ -50,7 +50,8 @@ uploads::Row authorize_put(RequestContext& ctx) {
     throw refused("bad_signature", "the upload URL is not valid; request a new one with POST /api/v1/uploads");
   upload::PresignedFields f{id, *row->content_type, row->declared_size, *expires, row->account_id};
   if (!upload::verify_presigned(secrets::get(ctx.db(), kPresignedSecret), f, signature))
-    throw refused("bad_signature", "the upload URL signature does not match; request a new one with POST /api/v1/uploads");
+    throw refused("bad_signature",
+                  "the upload URL signature does not match; request a new one with POST /api/v1/uploads");
   if (row->completed)
     throw refused("already_used", "this upload URL was already used; each presigned URL takes one PUT");
   if (*expires < uploads::unix_now())
@@ -85,16 +86,16 @@ Response CreateUploadHandler::handle(RequestContext& ctx) {
   std::string url = ctx.services.config.public_url + "/uploads/presigned/" + row.id +
                     "?expires=" + std::to_string(row.expires_unix) +
                     "&signature=" + upload::presigned_signature(secrets::get(ctx.db(), kPresignedSecret), f);
-  return Response::json(200, {{"upload_id", row.id},
-                              {"upload_url", url},
-                              {"expires_in", limits::kPresignedUploadTtlSeconds}});
+  return Response::json(
+      200, {{"upload_id", row.id}, {"upload_url", url}, {"expires_in", limits::kPresignedUploadTtlSeconds}});
 }
 
 StreamPlan PutPresignedUploadHandler::precheck(RequestContext& ctx) {
   auto row = authorize_put(ctx);
   auto type = ctx.req.header("content-type");
   if (!type || upload::media_type(*type) != upload::media_type(*row.content_type))
-    throw Error::invalid("content_type", "Content-Type must be " + *row.content_type + ", as given to POST /api/v1/uploads");
+    throw Error::invalid("content_type",
+                         "Content-Type must be " + *row.content_type + ", as given to POST /api/v1/uploads");
   auto length = upload::parse_length(ctx.req.header("content-length").value_or(""));
   if (length && *length > row.declared_size)
     throw Error("invalid_request",

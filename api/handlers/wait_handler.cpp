@@ -69,8 +69,7 @@ void WaitHandler::handle(std::shared_ptr<RequestContext> ctx, Responder respond)
     if (fired->exchange(true)) return;
     respond_with_result(ctx, id, opts, timed_out, respond);
   };
-  uint64_t waiter =
-      ctx->services.waits->add(key(id), WaitRegistry::Clock::now() + std::chrono::seconds(timeout), once);
+  uint64_t waiter = ctx->services.waits->add(key(id), WaitRegistry::Clock::now() + std::chrono::seconds(timeout), once);
   try {
     pqxx::read_transaction txn(ctx->db());
     auto body = result_body(txn, ctx->caller().account_id, id, {});

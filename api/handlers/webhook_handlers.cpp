@@ -61,9 +61,7 @@ Json load_active(RequestContext& ctx, int64_t key_id) {
           {"created_at", r[7].c_str()}};
 }
 
-commands::Meta meta_of(const RequestContext& ctx) {
-  return {ctx.caller().idempotency_principal(), ctx.request_id};
-}
+commands::Meta meta_of(const RequestContext& ctx) { return {ctx.caller().idempotency_principal(), ctx.request_id}; }
 
 }  // namespace
 
@@ -86,7 +84,8 @@ Response RegisterWebhookHandler::handle(RequestContext& ctx) {
                                             meta_of(ctx));
   Json body = load_active(ctx, key_id);
   if (body.is_null() || body["id"] != created.webhook_id)
-    throw Error("internal_error", "the webhook was replaced by a concurrent request; list it with GET /api/v1/webhooks");
+    throw Error("internal_error",
+                "the webhook was replaced by a concurrent request; list it with GET /api/v1/webhooks");
   body["signing_secret"] = created.signing_secret;
   return Response::json(201, body);
 }
