@@ -1,5 +1,6 @@
 #include "api/result_view.h"
 
+#include "api/enrichment_rows.h"
 #include "api/transcription_view.h"
 #include "common/db.h"
 #include "common/error.h"
@@ -69,22 +70,42 @@ std::optional<Json> result_body(pqxx::transaction_base& txn, int64_t account_id,
     (*body)["included"] = Json::array();
     return body;
   }
-  // Segments come from the speech pipeline's read model. Enrichment
-  // (chapters, acts, sections, Q&A, posting chapters) is not produced yet, so
-  // those arrays are genuinely empty.
+  // Segments come from the speech pipeline's read model, the other arrays
+  // from enrichment's (api/enrichment_rows.h). Before completion there is no
+  // content and every array is empty.
+  const bool completed = (*body).value("status", "") == "completed";
+  LinkSource link{o.public_url, id, (*body).value("source", ""), std::nullopt};
+  if ((*body).contains("url") && (*body)["url"].is_string()) link.url = (*body)["url"].get<std::string>();
+  EnrichmentState enrichment;
+  if (completed) enrichment = load_enrichment_state(txn, id);
   Json included = Json::array();
   for (const auto& name : o.include) {
     included.push_back(name);
+    if (name == "segments") continue;
+    // A completed transcription whose enrichment cannot be read answers 500
+    // naming the array, never an empty array that would claim "none".
+    const bool readable = enrichment.present && enrichment.state == "ok";
+    if (completed && (name == "posting_chapters" ? !enrichment.posting.has_value() : !readable))
+      throw Error("internal_error", "the " + name + " of this transcription cannot be read (its enrichment " +
+                                        (enrichment.present ? enrichment.state : std::string("is missing")) +
+                                        "); POST .../timestamps/regenerate computes it again",
+                  {{"field", name}});
     if (name == "posting_chapters") {
-      (*body)[name] = Json::object();
-    } else {
+      (*body)[name] = completed ? posting_chapters_json(enrichment, link) : Json::object();
+    } else if (!completed) {
       (*body)[name] = Json::array();
+    } else if (name == "chapters" || name == "acts") {
+      (*body)[name] = chapters_json(txn, link, name == "acts" ? "act" : "chapter", limits::kResultMaxChapters);
+    } else if (name == "sections") {
+      (*body)[name] = sections_json(txn, link, limits::kResultMaxSections);
+    } else if (name == "qna") {
+      (*body)[name] = qna_json(txn, link, o.qna_source, limits::kResultMaxQna);
     }
   }
   if (o.include.count("segments")) {
     Json segs = Json::array();
     int64_t total = 0;
-    if ((*body).value("status", "") == "completed") {
+    if (completed) {
       for (const auto& r : txn.exec_prepared(kSegmentsPage.name, id, o.segments_offset, o.segments_limit))
         segs.push_back(segment_json(r));
       total = txn.exec_prepared1(kSegmentsTotal.name, id)[0].as<int64_t>();

@@ -19,6 +19,7 @@ struct ResultOptions {
   // /wait: the arrays (all six are completed-only content) and `included`
   // stay out of the body unless the transcription is completed.
   bool content_only_when_completed = false;
+  std::string public_url;  // deep links of uploads point at its player page
 };
 
 // `fallback` is the include set when the parameter is absent: chapters,

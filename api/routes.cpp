@@ -35,6 +35,8 @@ void register_routes(ApiApp& app) {
   authed("DELETE", "/api/v1/transcriptions/{id}", DeleteTranscriptionHandler::handle);
   authed("POST", "/api/v1/transcriptions/{id}/retry", RetryTranscriptionHandler::handle);
   authed("GET", "/api/v1/transcriptions/{id}/result", ResultHandler::handle);
+  authed("GET", "/api/v1/transcriptions/{id}/timestamps", TimestampsHandler::handle);
+  authed("POST", "/api/v1/transcriptions/{id}/timestamps/regenerate", RegenerateTimestampsHandler::handle);
   authed("GET", "/api/v1/transcriptions/{id}/transcript", TranscriptHandler::handle);
   authed("GET", "/api/v1/transcriptions/{id}/subtitles", SubtitlesHandler::handle);
   authed("GET", "/api/v1/transcriptions/{id}/words", WordsHandler::handle);

@@ -15,7 +15,7 @@ constexpr std::string_view kProbeRetry =
     "cached.";
 constexpr std::string_view kTopUp = "Do not retry until the wallet is topped up or the key's cap is raised.";
 
-constexpr std::array<ErrorCodeInfo, 27> kCodes = {{
+constexpr std::array<ErrorCodeInfo, 28> kCodes = {{
     {"unauthenticated", 401,
      "The Authorization header is missing, does not use the Bearer scheme, or carries an OAuth token that failed "
      "verification (expired, bad signature, revoked app).",
@@ -86,6 +86,10 @@ constexpr std::array<ErrorCodeInfo, 27> kCodes = {{
      "Create or retry, for accounts with a backlog limit: the envelope carries queued, max_queued and retry_after. "
      "No job was created.",
      "Honour Retry-After, then retry."},
+    {"regen_limit_exceeded", 429,
+     "POST /timestamps/regenerate: the transcription's posting chapters were regenerated 10 times since it was "
+     "last transcribed (the spec leaves this code open; error.regen_count and error.regen_limit say how many).",
+     "Waiting does not reset it; a retry that completes (a new transcription attempt) does."},
     {"internal_error", 500,
      "A server fault; also qna_timeout, and 503 for a preview step over 45 s (with retry_after).",
      "Safe to retry: back off exponentially (1, 2, 4, 8 s, up to 60 s), at most 5 attempts, reusing the same "

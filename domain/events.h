@@ -42,6 +42,13 @@ inline constexpr const char* kAcceptedSecondsCorrected = "AcceptedSecondsCorrect
 // it (domain/measurement.h); the attempt's hold now covers that length.
 inline constexpr const char* kTranscriptionMeasured = "TranscriptionMeasured";
 // {transcription_id, attempt, duration_seconds, billed_seconds, charge_micros, hold_id|null}
+// Transcription stream: the posting-chapters cache of a completed
+// transcription was regenerated (POST .../timestamps/regenerate). `posting`
+// references the new cache object (domain/enrichment_artifact.h); `enrichment`
+// is present when the whole enrichment was recomputed because the
+// completion's was missing.
+inline constexpr const char* kPostingChaptersRegenerated = "PostingChaptersRegenerated";
+// {transcription_id, attempt, regen_count, refine_prompt|null, posting{key, sha256}, enrichment?{key, sha256}}
 
 }  // namespace scribe::events
 

@@ -47,6 +47,8 @@ inline constexpr int kWebhookDisableAfterFailures = 5;
 // Waits after the 1st, 2nd, ... failed attempt (1 min, 5 min, 30 min, 3 h, 12 h).
 inline constexpr int kWebhookRetryDelaysSeconds[] = {60, 300, 1800, 10800, 43200};
 inline constexpr int kSignatureToleranceSeconds = 300;
+inline constexpr int kRegenerationsPerTranscription = 10;  // reset when an attempt completes
+inline constexpr int kRefinePromptMaxLength = 200;         // characters; longer prompts are truncated
 
 // Not in the spec's table; our own decisions, documented in the OpenAPI document.
 inline constexpr std::size_t kMaxJsonBodyBytes = 1 << 20;  // 413 above this

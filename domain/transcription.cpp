@@ -92,6 +92,9 @@ void apply(State& s, const std::string& type, const Json& d) {
   } else if (type == events::kTranscriptionCompleted) {
     s.status = kCompleted;
     s.stage = kCompleted;
+    s.regen_count = 0;  // "resets on re-transcription"
+  } else if (type == events::kPostingChaptersRegenerated) {
+    s.regen_count = d.value("regen_count", s.regen_count + 1);
   } else if (type == events::kTranscriptionFailed) {
     s.status = kFailed;
     s.stage = kFailed;
@@ -112,6 +115,45 @@ std::optional<eventstore::NewEvent> stage_changed(const State& s, int attempt, c
   if (!s.exists || s.deleted || s.status != kProcessing || s.attempt != attempt) return std::nullopt;
   return eventstore::NewEvent{events::kTranscriptionStageChanged,
                               {{"transcription_id", s.id}, {"attempt", attempt}, {"stage", stage}}};
+}
+
+void require_completed(const std::string& status) {
+  if (status == kCompleted) return;
+  Json extras = {{"status", status}};
+  std::string message;
+  if (is_active(status)) {
+    extras["reason"] = "transcription_processing";
+    extras["retry_after"] = limits::kNotReadyRetryAfterSeconds;
+    message = "the transcription is still processing; retry in 15 s or use /wait";
+  } else if (status == kFailed) {
+    extras["reason"] = "transcription_failed";
+    message = "the transcription failed; POST /retry starts a new attempt";
+  } else if (status == kCancelled) {
+    extras["reason"] = "transcription_cancelled";
+    message = "the transcription was cancelled";
+  } else {
+    extras["reason"] = "not_started";
+    message = "the transcription is '" + status + "' and was never started; waiting does nothing";
+  }
+  throw Error("not_ready", message, extras);
+}
+
+eventstore::NewEvent posting_regenerated(const State& s, const std::optional<std::string>& refine_prompt,
+                                         const Json& refs) {
+  if (!s.exists || s.deleted) throw Error::not_found("transcription");
+  require_completed(s.status);
+  if (s.regen_count >= limits::kRegenerationsPerTranscription)
+    throw Error("regen_limit_exceeded",
+                "this transcription's posting chapters were regenerated " + std::to_string(s.regen_count) +
+                    " times, the limit until it is transcribed again",
+                {{"regen_count", s.regen_count}, {"regen_limit", limits::kRegenerationsPerTranscription}});
+  Json d = {{"transcription_id", s.id},
+            {"attempt", s.attempt},
+            {"regen_count", s.regen_count + 1},
+            {"refine_prompt", refine_prompt ? Json(*refine_prompt) : Json(nullptr)},
+            {"posting", refs.at("posting")}};
+  if (refs.contains("enrichment")) d["enrichment"] = refs.at("enrichment");
+  return {events::kPostingChaptersRegenerated, std::move(d)};
 }
 
 State fold(const std::vector<eventstore::RecordedEvent>& events) { return eventstore::fold<State>(events, apply); }

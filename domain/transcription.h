@@ -57,6 +57,7 @@ struct State {
   std::optional<std::string> hold;          // the current attempt's hold (none when it costs 0)
   std::optional<money::Micros> max_charge;  // the current attempt's ceiling
   std::optional<double> measured_seconds;   // the current attempt's measured length
+  int regen_count = 0;                      // posting-chapters regenerations since the last completion
   double duration_seconds = 0;
   int64_t version = 0;
 };
@@ -96,5 +97,19 @@ eventstore::NewEvent deleted(const State& s);
 // downloading, decoding, transcribing, diarizing, enriching (then completed).
 std::optional<eventstore::NewEvent> stage_changed(const State& s, int attempt, const std::string& stage);
 bool is_pipeline_stage(const std::string& stage);
+
+// Reads of a completed transcription's content (/transcript, /subtitles,
+// /timestamps, regeneration) on one in another status: throws 409 not_ready
+// with the spec's reason (transcription_processing with retry_after,
+// transcription_failed, transcription_cancelled, not_started) and `status`.
+void require_completed(const std::string& status);
+
+// Regenerating the posting-chapters cache: refused (429
+// regen_limit_exceeded) after limits::kRegenerationsPerTranscription since
+// the last completion, and unless completed (require_completed). Returns the
+// PostingChaptersRegenerated event; `refs` carries `posting` and optionally
+// `enrichment` ({key, sha256} each).
+eventstore::NewEvent posting_regenerated(const State& s, const std::optional<std::string>& refine_prompt,
+                                         const Json& refs);
 
 }  // namespace scribe::transcription

@@ -99,5 +99,65 @@ TEST(CheckRequest, ClientReferenceRefusesC1ControlsAndInvalidUtf8) {
   EXPECT_EQ(field_of("a\xFF"), "client_reference");
 }
 
+std::string refusal(const std::function<void()>& f, Json* extras = nullptr) {
+  try {
+    f();
+  } catch (const Error& e) {
+    if (extras) *extras = e.extras();
+    return e.code();
+  }
+  return "";
+}
+
+TEST(RequireCompleted, EachStatusHasItsReason) {
+  Json extras;
+  EXPECT_EQ(refusal([] { require_completed(kCompleted); }), "");
+  EXPECT_EQ(refusal([] { require_completed(kProcessing); }, &extras), "not_ready");
+  EXPECT_EQ(extras["reason"], "transcription_processing");
+  EXPECT_EQ(extras["retry_after"], 15);
+  EXPECT_EQ(extras["status"], kProcessing);
+  refusal([] { require_completed(kFailed); }, &extras);
+  EXPECT_EQ(extras["reason"], "transcription_failed");
+  EXPECT_FALSE(extras.contains("retry_after"));
+  refusal([] { require_completed(kCancelled); }, &extras);
+  EXPECT_EQ(extras["reason"], "transcription_cancelled");
+  refusal([] { require_completed(kQuoted); }, &extras);
+  EXPECT_EQ(extras["reason"], "not_started");
+}
+
+TEST(PostingRegenerated, CountsUpToTheLimitAndResetsOnCompletion) {
+  State s = processing(1);
+  apply(s, events::kTranscriptionCompleted, {{"transcription_id", 7}});
+  const Json refs = {{"posting", {{"key", "k"}, {"sha256", "d"}}}};
+  for (int i = 1; i <= 10; ++i) {
+    auto e = posting_regenerated(s, "focus", refs);
+    EXPECT_EQ(e.type, events::kPostingChaptersRegenerated);
+    EXPECT_EQ(e.data["regen_count"], i);
+    EXPECT_EQ(e.data["refine_prompt"], "focus");
+    EXPECT_FALSE(e.data.contains("enrichment"));
+    apply(s, e.type, e.data);
+  }
+  Json extras;
+  EXPECT_EQ(refusal([&] { posting_regenerated(s, std::nullopt, refs); }, &extras), "regen_limit_exceeded");
+  EXPECT_EQ(extras["regen_count"], 10);
+  EXPECT_EQ(extras["regen_limit"], 10);
+  // A retry that completes starts the count again.
+  apply(s, events::kTranscriptionRetried,
+        {{"attempt", 2}, {"charge_micros", 0}, {"billed_seconds", 60}, {"hold_id", nullptr}});
+  EXPECT_EQ(refusal([&] { posting_regenerated(s, std::nullopt, refs); }), "not_ready");
+  apply(s, events::kTranscriptionCompleted, {{"transcription_id", 7}});
+  EXPECT_EQ(posting_regenerated(s, std::nullopt, refs).data["regen_count"], 1);
+}
+
+TEST(PostingRegenerated, CarriesTheRecomputedEnrichmentAndRefusesTheDeleted) {
+  State s = processing(1);
+  apply(s, events::kTranscriptionCompleted, {{"transcription_id", 7}});
+  auto e = posting_regenerated(s, std::nullopt, {{"posting", "p"}, {"enrichment", "e"}});
+  EXPECT_EQ(e.data["enrichment"], "e");
+  EXPECT_TRUE(e.data["refine_prompt"].is_null());
+  apply(s, events::kTranscriptionDeleted, {});
+  EXPECT_EQ(refusal([&] { posting_regenerated(s, std::nullopt, {{"posting", "p"}}); }), "not_found");
+}
+
 }  // namespace
 }  // namespace scribe::transcription

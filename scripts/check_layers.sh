@@ -7,7 +7,8 @@
 #   commands     load, decide in domain/, append      } peers: neither
 #   projections  read models built from the log       } includes the other
 #   media        media intake: fetching links, probing and decoding with FFmpeg
-#   speech       the speech engine: voice activity, recognizers, diarization, sentences
+#   speech       the speech engine: voice activity, recognizers, diarization, sentences } peers: neither
+#   enrichment   what is made of a transcript: sections, chapters, acts, Q&A        } includes the other
 #   workers      processes that consume queues and issue commands (transcription
 #                jobs, webhook delivery)
 #   api          the HTTP layer (reads projections, issues commands)
@@ -19,7 +20,7 @@ cd "$(dirname "$0")/.."
 rank() {
   case "$1" in
     common) echo 0 ;; eventstore) echo 1 ;; domain) echo 2 ;;
-    commands|projections) echo 3 ;; media) echo 4 ;; speech) echo 5 ;;
+    commands|projections) echo 3 ;; media) echo 4 ;; speech|enrichment) echo 5 ;;
     workers) echo 6 ;; api) echo 7 ;; app) echo 8 ;;
     *) echo "" ;;
   esac

@@ -14,6 +14,7 @@
 #include "common/object_store.h"
 #include "domain/plans.h"
 #include "domain/transcript_artifact.h"
+#include "enrichment/artifact_store.h"
 
 namespace scribe::workers {
 
@@ -168,6 +169,27 @@ void Worker::loop(int slot) {
   }
 }
 
+// Sections, chapters, acts, system Q&A and the posting-chapters cache of the
+// transcript (stage `enriching`, entered by the transcriber). A failure here
+// never fails the transcription: it completes without them, reads report the
+// artifact missing, and POST .../timestamps/regenerate computes them again.
+Json Worker::enrich(const ClaimedJob& job, const transcript::TranscriptArtifact& artifact, const Json& log_fields) {
+  try {
+    const auto started = std::chrono::steady_clock::now();
+    Json ref = enrichment::store_artifact(job.transcription_id, job.attempt, enrichment::enrich_transcript(artifact));
+    Json fields = log_fields;
+    fields["enrichment_ms"] =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
+    log::info("job enriched", fields);
+    return ref;
+  } catch (const std::exception& e) {
+    Json fields = log_fields;
+    fields["error"] = e.what();
+    log::error("enrichment failed; the transcription completes without it", fields);
+    return {{"error", "enrichment_failed"}};
+  }
+}
+
 void Worker::process(pqxx::connection& conn, const ClaimedJob& job, const std::string& slot_owner) {
   commands::Meta meta{"worker:" + slot_owner, ""};
   Json log_fields = {{"transcription_id", job.transcription_id}, {"attempt", job.attempt}, {"claims", job.claims}};
@@ -301,6 +323,7 @@ void Worker::process(pqxx::connection& conn, const ClaimedJob& job, const std::s
                              {"segments", artifact.segments.size()},
                              {"words", words},
                              {"speakers", artifact.speakers}}}};
+    done_info.artifacts["enrichment"] = enrich(job, artifact, log_fields);
     if (cancelled) throw JobAborted();
     bool recorded = commands::complete_attempt(store_, conn, job.transcription_id, job.attempt, done_info, meta);
     forget_lease(conn, job.transcription_id);

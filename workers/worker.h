@@ -13,6 +13,7 @@
 #include "workers/job_queue.h"
 #include "media/media_probe.h"
 #include "speech/transcriber.h"
+#include "domain/transcript_artifact.h"
 
 // Pipeline workers: threads that claim queued jobs (workers/job_queue.h),
 // fetch the media, run the speech engine (speech/transcriber.h), store the
@@ -45,6 +46,7 @@ class Worker {
   void loop(int slot);
   void listen();
   void process(pqxx::connection& conn, const ClaimedJob& job, const std::string& slot_owner);
+  static Json enrich(const ClaimedJob& job, const transcript::TranscriptArtifact& artifact, const Json& log_fields);
 
   std::string url_;
   eventstore::EventStore store_;

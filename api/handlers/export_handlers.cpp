@@ -3,6 +3,7 @@
 // connection goes back to the pool, and the pure functions of
 // domain/transcript_text.h and domain/subtitles.h render the body.
 #include "api/handlers/handlers.h"
+#include "api/enrichment_rows.h"
 #include "api/export_rows.h"
 #include "api/params.h"
 #include "common/db.h"
@@ -41,28 +42,7 @@ Meta load_meta(pqxx::transaction_base& txn, int64_t account_id, int64_t id) {
   return {r[0].c_str(), opt_text(r[1]), r[3].is_null() ? r[2].c_str() : r[3].c_str()};
 }
 
-// 409 not_ready with the spec's reasons; only a processing transcription
-// gets Retry-After, since waiting changes nothing for the others.
-void require_completed(const Meta& m) {
-  if (m.status == transcription::kCompleted) return;
-  Json extras = {{"status", m.status}};
-  std::string message;
-  if (transcription::is_active(m.status)) {
-    extras["reason"] = "transcription_processing";
-    extras["retry_after"] = limits::kNotReadyRetryAfterSeconds;
-    message = "the transcription is still processing; retry in 15 s or use /wait";
-  } else if (m.status == transcription::kFailed) {
-    extras["reason"] = "transcription_failed";
-    message = "the transcription failed; POST /retry starts a new attempt";
-  } else if (m.status == transcription::kCancelled) {
-    extras["reason"] = "transcription_cancelled";
-    message = "the transcription was cancelled";
-  } else {
-    extras["reason"] = "not_started";
-    message = "the transcription is '" + m.status + "' and was never started; waiting does nothing";
-  }
-  throw Error("not_ready", message, extras);
-}
+void require_completed(const Meta& m) { transcription::require_completed(m.status); }
 
 Response raw(std::string body, const std::string& content_type) {
   Response res;
@@ -89,18 +69,23 @@ Response TranscriptHandler::handle(RequestContext& ctx) {
   opts.timestamps = q.boolean("timestamps", true);
   Meta meta;
   std::vector<transcript::Segment> segments;
+  std::vector<transcript::Chapter> chapters;
   {
     pqxx::read_transaction txn(ctx.db());
     meta = load_meta(txn, ctx.caller().account_id, id);
     require_completed(meta);
     segments = load_segments(txn, id);
+    // The md export lists the chapters; without readable enrichment it has none.
+    if (format == "md")
+      for (const auto& c : load_chapter_rows(txn, id, "chapter"))
+        chapters.push_back({static_cast<int64_t>(c.start_seconds * 1000 + 0.5), c.title});
   }
   ctx.release_db();
   const bool has_title = meta.title && !trim(*meta.title).empty();
-  std::string body =
-      format == "md"
-          ? transcript::render_md(has_title ? *meta.title : "Transcription " + std::to_string(id), {}, segments, opts)
-          : transcript::render_txt(segments, opts);
+  std::string body = format == "md"
+                         ? transcript::render_md(has_title ? *meta.title : "Transcription " + std::to_string(id),
+                                                 chapters, segments, opts)
+                         : transcript::render_txt(segments, opts);
   // A 200 is never empty: a completed transcription without text has lost its artifact.
   if (body.empty())
     throw Error("not_ready", "the transcription completed but no transcript text is stored",

@@ -56,6 +56,12 @@ struct SubtitlesHandler {
 struct WordsHandler {
   static Response handle(RequestContext& ctx);
 };  // GET .../{id}/words
+struct TimestampsHandler {
+  static Response handle(RequestContext& ctx);
+};  // GET .../{id}/timestamps
+struct RegenerateTimestampsHandler {
+  static Response handle(RequestContext& ctx);
+};  // POST .../{id}/timestamps/regenerate
 struct SearchHandler {
   static Response handle(RequestContext& ctx);
 };  // GET /api/v1/search

@@ -7,6 +7,7 @@
 #include "api/services.h"
 #include "api/transcription_view.h"
 #include "api/upload_store.h"
+#include "api/caller.h"
 #include "commands/transcription_commands.h"
 #include "common/error.h"
 #include "domain/limits.h"
@@ -15,12 +16,6 @@
 
 namespace scribe::api {
 namespace {
-
-commands::Caller caller_of(const RequestContext& ctx) {
-  const Principal& p = ctx.caller();
-  return commands::Caller{p.account_id, p.key_id, p.monthly_cap,
-                          commands::Meta{p.idempotency_principal(), ctx.request_id}};
-}
 
 std::optional<money::Micros> max_charge_of(const JsonBody& b) {
   auto usd = b.number("max_charge_usd", false, {0.0, 1e9});
@@ -177,6 +172,7 @@ Response RetryTranscriptionHandler::handle(RequestContext& ctx) {
 Response ResultHandler::handle(RequestContext& ctx) {
   int64_t id = ctx.id_param("id", "transcription");
   auto opts = parse_result_options(QueryParams(ctx.req), {"chapters", "sections", "qna"});
+  opts.public_url = ctx.services.config.public_url;
   pqxx::read_transaction txn(ctx.db());
   auto body = result_body(txn, ctx.caller().account_id, id, opts);
   if (!body) throw Error::not_found("transcription");

@@ -59,6 +59,7 @@ void WaitHandler::handle(std::shared_ptr<RequestContext> ctx, Responder respond)
                                 limits::kWaitTimeoutMaxSeconds);
     opts = parse_result_options(q, {});
     opts.content_only_when_completed = true;
+    opts.public_url = ctx->services.config.public_url;
   } catch (const Error& err) {
     respond(ctx->services.render_error(ctx->request_id, err));
     return;

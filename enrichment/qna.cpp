@@ -1,0 +1,236 @@
+#include "enrichment/qna.h"
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+#include "common/text.h"
+#include "enrichment/summary.h"
+
+namespace scribe::enrichment {
+namespace {
+
+constexpr std::size_t kAnswerBytes = 400;
+constexpr int kMaxPerSection = 3;
+constexpr double kMinPhraseShare = 0.3;
+constexpr double kMinNounFactor = 0.8;
+
+bool one_of(std::string_view w, std::initializer_list<std::string_view> list) {
+  return std::find(list.begin(), list.end(), w) != list.end();
+}
+
+// Where the phrase's content terms occur in a row in the sentence (connectors
+// between them allowed): the word range, or {-1, -1}.
+std::pair<int, int> find_phrase(const Corpus& corpus, const CorpusSentence& s, const Keyphrase& p) {
+  const auto& words = corpus.words();
+  for (int a = s.first_word; a < s.end_word; ++a) {
+    if (words[a].term < 0 || !std::binary_search(p.terms.begin(), p.terms.end(), words[a].term)) continue;
+    std::vector<int> seen;
+    int b = a;
+    for (; b < s.end_word && static_cast<int>(seen.size()) < static_cast<int>(p.terms.size()); ++b) {
+      const int t = words[b].term;
+      if (t >= 0 && std::binary_search(p.terms.begin(), p.terms.end(), t)) {
+        if (std::find(seen.begin(), seen.end(), t) == seen.end()) seen.push_back(t);
+      } else if (t >= 0 || !one_of(corpus.form(words[b].form), {"of", "and", "the", "for", "in", "on", "with", "a"})) {
+        break;
+      }
+    }
+    if (seen.size() == p.terms.size()) return {a, b};
+  }
+  return {-1, -1};
+}
+
+std::string lower_form(const Corpus& corpus, int word) { return corpus.form(corpus.words()[word].form); }
+
+// "works" -> "work" (and "does"), "form" -> "form" (and "do"); empty when the
+// word does not look like a present-tense verb.
+bool verb_base(const std::string& w, std::string& base, bool& singular) {
+  if (w.size() < 3 || w.ends_with("ed") || w.ends_with("ing") || w.ends_with("ly")) return false;
+  if (w.ends_with("ss") || !w.ends_with("s")) {
+    base = w;
+    singular = false;
+    return true;
+  }
+  singular = true;
+  if (w.ends_with("ies")) {
+    base = w.substr(0, w.size() - 3) + "y";
+  } else if (w.ends_with("ches") || w.ends_with("shes") || w.ends_with("sses") || w.ends_with("xes")) {
+    base = w.substr(0, w.size() - 2);
+  } else {
+    base = w.substr(0, w.size() - 1);
+  }
+  return true;
+}
+
+std::string with_article(const Corpus& corpus, const LabeledSpan& section, const Keyphrase& p);
+
+// The question whose answer sentence is `s`, from how the sentence speaks of the phrase.
+std::string make_question(const Corpus& corpus, const LabeledSpan& section, const CorpusSentence& s,
+                          const Keyphrase& p, int variant) {
+  const std::string x = phrase_text(corpus, p);
+  const auto [a, b] = find_phrase(corpus, s, p);
+  const auto& words = corpus.words();
+  if (p.proper) {
+    // A name that says things or carries a title is a person.
+    for (int si = corpus.span_sentence_begin(section.span); si < corpus.span_sentence_end(section.span); ++si) {
+      const auto [pa, pb] = find_phrase(corpus, corpus.sentences()[si], p);
+      if (pa < 0) continue;
+      const int end = corpus.sentences()[si].end_word;
+      const bool says = pb < end && one_of(lower_form(corpus, pb), {"said", "says", "told", "thinks", "argued", "argues",
+                                                                    "wrote", "explained", "believes", "founded"});
+      const bool titled = pa > corpus.sentences()[si].first_word &&
+                          one_of(lower_form(corpus, pa - 1), {"mr", "mrs", "ms", "dr", "professor", "president",
+                                                              "senator", "minister", "doctor", "coach", "captain"});
+      if (says || titled) return "Who is " + x + "?";
+    }
+  }
+  if (a >= 0) {
+    // "how (the) black holes form" -> "How do black holes form?"
+    int before = a;
+    std::string article;
+    if (before > s.first_word && lower_form(corpus, before - 1) == "the") {
+      article = "the ";
+      --before;
+    }
+    std::string base;
+    bool singular = false;
+    if (before > s.first_word && lower_form(corpus, before - 1) == "how" && b < s.end_word && words[b].term >= 0 &&
+        !words[b].phrase_start && verb_base(lower_form(corpus, b), base, singular)) {
+      return std::string(singular ? "How does " : "How do ") + article + x + " " + base + "?";
+    }
+    // "inflation is a ...", "black holes are the ..." -> "What is inflation?"
+    if (b + 1 < s.end_word && !words[b].phrase_start) {
+      const std::string verb = lower_form(corpus, b);
+      const std::string next = lower_form(corpus, b + 1);
+      if ((verb == "is" || verb == "are") && one_of(next, {"a", "an", "the", "basically", "when", "what", "where"}))
+        return (verb == "is" ? "What is " : "What are ") + x + "?";
+      if (verb == "means") return "What does " + x + " mean?";
+    }
+  }
+  static constexpr std::string_view kForms[] = {"What is said about ", "What do we learn about ",
+                                                "What is mentioned about "};
+  return std::string(kForms[variant % 3]) + with_article(corpus, section, p) + "?";
+}
+
+// The phrase as a question names it: "the sauce" when the speakers say "the
+// sauce" (or always put another word before it, "index fund"), but "sleep",
+// "black holes" and names as they are.
+std::string with_article(const Corpus& corpus, const LabeledSpan& section, const Keyphrase& p) {
+  const std::string x = phrase_text(corpus, p);
+  const std::string& head = corpus.form(p.forms.back());
+  if (p.proper || (head.ends_with("s") && !head.ends_with("ss")) || x.find(" and ") != std::string::npos) return x;
+  int total = 0, determined = 0, compound = 0;
+  for (int si = corpus.span_sentence_begin(section.span); si < corpus.span_sentence_end(section.span); ++si) {
+    const CorpusSentence& s = corpus.sentences()[si];
+    const int a = find_phrase(corpus, s, p).first;
+    if (a < 0) continue;
+    ++total;
+    if (a == s.first_word) continue;
+    const std::string& before = lower_form(corpus, a - 1);
+    determined += one_of(before, {"the", "a", "an", "this", "that", "my", "your", "his", "her", "its", "our", "their"});
+    compound += corpus.words()[a - 1].term >= 0 && !corpus.words()[a].phrase_start;
+  }
+  return total > 0 && (determined * 3 >= total || compound == total) ? "the " + x : x;
+}
+
+// The best answer sentences for a phrase within a section, most important first.
+std::vector<int> answer_sentences(const Corpus& corpus, const LabeledSpan& section, const std::vector<double>& scores,
+                                  const Keyphrase& p) {
+  const int first = corpus.span_sentence_begin(section.span);
+  std::vector<std::pair<double, int>> ranked;
+  for (int si = first; si < corpus.span_sentence_end(section.span); ++si) {
+    const CorpusSentence& s = corpus.sentences()[si];
+    if (find_phrase(corpus, s, p).first < 0) continue;
+    double score = 0.05 + scores[si - first];
+    if (s.question) score *= 0.3;  // an answer should not be another question
+    if (s.end_word - s.first_word < 5) score *= 0.5;
+    ranked.emplace_back(score, si);
+  }
+  std::sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) {
+    return x.first != y.first ? x.first > y.first : x.second < y.second;
+  });
+  std::vector<int> out;
+  if (ranked.empty()) return out;
+  const int best = ranked[0].second;
+  out.push_back(best);
+  const std::size_t best_len = corpus.sentence_text(corpus.sentences()[best]).size();
+  if (ranked.size() > 1 && ranked[1].first >= 0.5 * ranked[0].first &&
+      sentence_similarity(corpus, best, ranked[1].second) < 0.8) {
+    out.push_back(ranked[1].second);
+  } else if (best_len < 100 && best + 1 < corpus.span_sentence_end(section.span) &&
+             !corpus.sentences()[best + 1].question) {
+    out.push_back(best + 1);  // a short answer reads better with the sentence after it
+  }
+  if (out.size() == 2 &&
+      best_len + 1 + corpus.sentence_text(corpus.sentences()[out[1]]).size() > kAnswerBytes)
+    out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+std::vector<QnaEntry> system_qna(const Corpus& corpus, const std::vector<LabeledSpan>& sections, int max_entries) {
+  struct Made {
+    int section;
+    int order;
+    QnaEntry entry;
+  };
+  std::vector<Made> made;
+  if (sections.empty() || max_entries <= 0) return {};
+  std::vector<int> by_salience(sections.size());
+  for (std::size_t i = 0; i < sections.size(); ++i) by_salience[i] = static_cast<int>(i);
+  std::stable_sort(by_salience.begin(), by_salience.end(),
+                   [&](int a, int b) { return sections[a].terms.salience > sections[b].terms.salience; });
+  std::vector<std::vector<double>> scores(sections.size());
+  std::vector<std::size_t> next_phrase(sections.size(), 0);
+  std::vector<int> asked(sections.size(), 0);
+  std::vector<std::string> questions;
+  int variant = 0;
+  for (int round = 0; round < kMaxPerSection; ++round) {
+    for (int si : by_salience) {
+      if (static_cast<int>(made.size()) >= max_entries) break;
+      const LabeledSpan& section = sections[si];
+      if (scores[si].empty()) scores[si] = sentence_scores(corpus, section.span, section.terms, Steering{});
+      // The section's next phrase that has an answer and makes a new question.
+      while (asked[si] == round && next_phrase[si] < section.phrases.size()) {
+        const Keyphrase& p = section.phrases[next_phrase[si]++];
+        // Weak phrases (far below the section's best) and words that behave
+        // like verbs ("stays") make questions nobody would ask.
+        // A second or third question needs a phrase said more than once.
+        const double noun = p.terms.size() == 1 ? std::min(corpus.noun_factor(p.forms.back()),
+                                                           corpus.term_noun_factor(p.terms.front()))
+                                                : corpus.noun_factor(p.forms.back());
+        if (p.score < kMinPhraseShare * section.phrases.front().score || noun < kMinNounFactor ||
+            (round > 0 && p.count < 2))
+          continue;
+        const std::vector<int> answer = answer_sentences(corpus, section, scores[si], p);
+        if (answer.empty()) continue;
+        std::string q = make_question(corpus, section, corpus.sentences()[answer[0]], p, variant);
+        q[0] = static_cast<char>(q[0] >= 'a' && q[0] <= 'z' ? q[0] - 'a' + 'A' : q[0]);
+        if (std::find(questions.begin(), questions.end(), to_lower(q)) != questions.end()) continue;
+        questions.push_back(to_lower(q));
+        ++variant;
+        QnaEntry e;
+        e.question = q;
+        std::vector<int> in_order = answer;
+        std::sort(in_order.begin(), in_order.end());
+        for (int s : in_order) {
+          if (!e.answer.empty()) e.answer += ' ';
+          e.answer += corpus.sentence_text(corpus.sentences()[s]);
+          e.answer_citations.push_back({section.title, corpus.segment(corpus.sentences()[s].segment).start});
+        }
+        e.citations.push_back({section.title, section.start});
+        made.push_back({si, asked[si], std::move(e)});
+        ++asked[si];
+      }
+    }
+  }
+  std::stable_sort(made.begin(), made.end(), [](const Made& a, const Made& b) {
+    return a.section != b.section ? a.section < b.section : a.order < b.order;
+  });
+  std::vector<QnaEntry> out;
+  for (auto& m : made) out.push_back(std::move(m.entry));
+  return out;
+}
+
+}  // namespace scribe::enrichment
