@@ -66,6 +66,7 @@ std::vector<SettingSpec> make_specs() {
   const media::MediaProbeOptions media;
   const speech::PocketSphinxOptions sphinx;
   const speech::OpenAiAsrOptions openai;
+  const enrichment::ChatOptions chat;
   const int min_webhook_lease = limits::kWebhookTimeoutSeconds + 1;
   std::vector<SettingSpec> t;
   // --- server -------------------------------------------------------------
@@ -207,6 +208,26 @@ std::vector<SettingSpec> make_specs() {
   t.push_back({"SCRIBE_OPENAI_ASR_PARALLELISM", "openai-asr-parallelism", "speech",
                "concurrent requests to that server", between(1, 1024), std::to_string(openai.parallelism), false,
                integer(1, 1024, [](Settings& s, int v) { s.openai_asr.parallelism = v; })});
+  // --- enrichment ---------------------------------------------------------
+  t.push_back({"SCRIBE_CHAT_ENRICHMENT_URL", "chat-enrichment-url", "enrichment",
+               "an OpenAI-compatible chat endpoint that rewrites enrichment's titles, summaries and answers; none: "
+               "extractive only, no network",
+               "an http(s) URL", "(none)", false,
+               http_url([](Settings& s, const std::string& v) { s.worker.chat.base_url = v; })});
+  t.push_back({"SCRIBE_CHAT_ENRICHMENT_MODEL", "chat-enrichment-model", "enrichment",
+               "model name sent to that endpoint (required with the URL)", "text", "(none)", false,
+               text([](Settings& s, const std::string& v) { s.worker.chat.model = v; })});
+  t.push_back({"SCRIBE_CHAT_ENRICHMENT_API_KEY", "chat-enrichment-api-key", "enrichment",
+               "bearer key sent to that endpoint", "text", "(none)", true,
+               text([](Settings& s, const std::string& v) { s.worker.chat.api_key = v; })});
+  t.push_back({"SCRIBE_CHAT_ENRICHMENT_TIMEOUT", "chat-enrichment-timeout", "enrichment",
+               "seconds one chat request may take; the extractive result is kept past it", between(1, 3600),
+               std::to_string(chat.timeout.count()), false,
+               integer(1, 3600, [](Settings& s, int v) { s.worker.chat.timeout = std::chrono::seconds(v); })});
+  t.push_back({"SCRIBE_CHAT_ENRICHMENT_MAX_SECTIONS", "chat-enrichment-max-sections", "enrichment",
+               "recordings with more sections than this keep the extractive result (bounds a request's size)",
+               between(1, 1000), std::to_string(chat.max_sections), false,
+               integer(1, 1000, [](Settings& s, int v) { s.worker.chat.max_sections = v; })});
   // --- workers ------------------------------------------------------------
   t.push_back({"SCRIBE_WORKER_SLOTS", "worker-slots", "workers", "transcription jobs at once per process; 0 for none",
                between(0, 256), std::to_string(worker.slots), false,
@@ -358,6 +379,12 @@ LoadedSettings load_settings(const SettingSources& src) {
     out.values.push_back(v);
   }
   derive(out.settings);
+  // The one setting that needs another: a chat endpoint without a model
+  // would fail every job's request, so it stops start-up instead.
+  if (!out.settings.worker.chat.base_url.empty() && out.settings.worker.chat.model.empty())
+    throw SettingError(
+        "SCRIBE_CHAT_ENRICHMENT_URL is set but SCRIBE_CHAT_ENRICHMENT_MODEL is not; allowed: a model "
+        "name the endpoint serves");
   for (auto& v : out.values)
     if (v.source == Source::kDefault && !v.text.empty() && v.text[0] == '<')
       v.text = derived_text(v.spec->name, out.settings);

@@ -162,6 +162,11 @@ TEST(Settings, EveryRefusalNamesTheSettingTheValueAndWhatIsAllowed) {
       {"SCRIBE_OPENAI_ASR_API_KEY", ""},
       {"SCRIBE_OPENAI_ASR_LANGUAGES", " , "},
       {"SCRIBE_OPENAI_ASR_PARALLELISM", "0"},
+      {"SCRIBE_CHAT_ENRICHMENT_URL", "llm-box:8000"},
+      {"SCRIBE_CHAT_ENRICHMENT_MODEL", ""},
+      {"SCRIBE_CHAT_ENRICHMENT_API_KEY", ""},
+      {"SCRIBE_CHAT_ENRICHMENT_TIMEOUT", "0"},
+      {"SCRIBE_CHAT_ENRICHMENT_MAX_SECTIONS", "1001"},
       {"SCRIBE_WORKER_SLOTS", "-1"},
       {"SCRIBE_WORKER_LEASE_SECONDS", "1"},
       {"SCRIBE_WORKER_POLL_MS", "5"},
@@ -225,6 +230,21 @@ TEST(Settings, HelpAndTableComeFromTheDeclaration) {
     EXPECT_NE(md.find("| `" + s.name + "` | `--" + s.flag + "` | `" + s.default_text + "` |"), std::string::npos);
     EXPECT_NE(help.find("--" + s.flag + " (" + s.name + ", default " + s.default_text + ")"), std::string::npos);
   }
+}
+
+TEST(Settings, ChatEnrichmentIsOffByDefaultAndNeedsAModelWhenOn) {
+  EXPECT_TRUE(load_env({}).settings.worker.chat.base_url.empty());
+  const auto on = load_env({{"SCRIBE_CHAT_ENRICHMENT_URL", "http://127.0.0.1:8000/v1"},
+                            {"SCRIBE_CHAT_ENRICHMENT_MODEL", "local-model"},
+                            {"SCRIBE_CHAT_ENRICHMENT_TIMEOUT", "30"}});
+  EXPECT_EQ(on.settings.worker.chat.base_url, "http://127.0.0.1:8000/v1");
+  EXPECT_EQ(on.settings.worker.chat.model, "local-model");
+  EXPECT_EQ(on.settings.worker.chat.timeout, std::chrono::seconds(30));
+  EXPECT_NE(refusal({{"SCRIBE_CHAT_ENRICHMENT_URL", "http://127.0.0.1:8000"}}).find("SCRIBE_CHAT_ENRICHMENT_MODEL"),
+            std::string::npos);
+  EXPECT_NE(refusal({{"SCRIBE_CHAT_ENRICHMENT_URL", "ftp://x"}}).find("SCRIBE_CHAT_ENRICHMENT_URL='ftp://x'"),
+            std::string::npos);
+  EXPECT_NE(refusal({{"SCRIBE_CHAT_ENRICHMENT_TIMEOUT", "0"}}).find("from 1 to 3600"), std::string::npos);
 }
 
 }  // namespace

@@ -231,7 +231,10 @@ std::vector<Keyphrase> keyphrases(const Corpus& corpus, const Span& span, const 
 std::vector<std::string> phrase_words(const Corpus& corpus, const Keyphrase& phrase) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < phrase.forms.size(); ++i) {
-    const std::string& w = corpus.display(phrase.forms[i]);
+    std::string w = corpus.display(phrase.forms[i]);
+    // "NASA's budget" keeps its possessive; a phrase ending in one ("the
+    // camera's") names the thing itself.
+    if (i + 1 == phrase.forms.size() && w.size() > 3 && (w.ends_with("'s") || w.ends_with("'S"))) w.resize(w.size() - 2);
     if (i > 0 && phrase.hyphen_before[i] && !out.empty()) {
       out.back() += "-" + w;
     } else {

@@ -11,7 +11,10 @@ namespace scribe::enrichment {
 namespace {
 
 constexpr std::size_t kAnswerBytes = 400;
-constexpr int kMaxPerSection = 3;
+// Questions per section: at least 3, more when there are few sections (a
+// one-topic recording still gets a handful), never more than 6.
+constexpr int kMinPerSection = 3;
+constexpr int kMaxPerSection = 6;
 constexpr double kMinPhraseShare = 0.3;
 constexpr double kMinNounFactor = 0.8;
 
@@ -62,54 +65,53 @@ bool verb_base(const std::string& w, std::string& base, bool& singular) {
   return true;
 }
 
-std::string with_article(const Corpus& corpus, const LabeledSpan& section, const Keyphrase& p);
+// "Who is Curie?" when the section treats the name as a person: it says
+// things ("Curie said") or carries a title ("Professor Curie").
+std::string who_question(const Corpus& corpus, const LabeledSpan& section, const Keyphrase& p) {
+  if (!p.proper) return {};
+  for (int si = corpus.span_sentence_begin(section.span); si < corpus.span_sentence_end(section.span); ++si) {
+    const CorpusSentence& s = corpus.sentences()[si];
+    const auto [a, b] = find_phrase(corpus, s, p);
+    if (a < 0) continue;
+    const bool says = b < s.end_word && one_of(lower_form(corpus, b), {"said", "says", "told", "thinks", "argued",
+                                                                       "argues", "wrote", "explained", "believes"});
+    const bool titled = a > s.first_word && one_of(lower_form(corpus, a - 1), {"mr", "mrs", "ms", "dr", "professor",
+                                                                               "president", "senator", "minister",
+                                                                               "doctor", "coach", "captain"});
+    if (says || titled) return "Who is " + phrase_text(corpus, p) + "?";
+  }
+  return {};
+}
 
-// The question whose answer sentence is `s`, from how the sentence speaks of the phrase.
-std::string make_question(const Corpus& corpus, const LabeledSpan& section, const CorpusSentence& s,
-                          const Keyphrase& p, int variant) {
-  const std::string x = phrase_text(corpus, p);
+// A question in the sentence's own terms, or "" when it has none of these shapes:
+//   "how (the) black holes form"  -> "How do black holes form?"
+//   "a glacier is a river of ice" -> "What is a glacier?"
+//   "inflation means ..."         -> "What does inflation mean?"
+std::string shaped_question(const Corpus& corpus, const CorpusSentence& s, const Keyphrase& p) {
   const auto [a, b] = find_phrase(corpus, s, p);
-  const auto& words = corpus.words();
-  if (p.proper) {
-    // A name that says things or carries a title is a person.
-    for (int si = corpus.span_sentence_begin(section.span); si < corpus.span_sentence_end(section.span); ++si) {
-      const auto [pa, pb] = find_phrase(corpus, corpus.sentences()[si], p);
-      if (pa < 0) continue;
-      const int end = corpus.sentences()[si].end_word;
-      const bool says = pb < end && one_of(lower_form(corpus, pb), {"said", "says", "told", "thinks", "argued", "argues",
-                                                                    "wrote", "explained", "believes", "founded"});
-      const bool titled = pa > corpus.sentences()[si].first_word &&
-                          one_of(lower_form(corpus, pa - 1), {"mr", "mrs", "ms", "dr", "professor", "president",
-                                                              "senator", "minister", "doctor", "coach", "captain"});
-      if (says || titled) return "Who is " + x + "?";
-    }
+  if (a < 0 || b >= s.end_word || corpus.words()[b].phrase_start) return {};
+  const std::string x = phrase_text(corpus, p);
+  int before = a;
+  std::string article;
+  if (before > s.first_word && lower_form(corpus, before - 1) == "the") {
+    article = "the ";
+    --before;
   }
-  if (a >= 0) {
-    // "how (the) black holes form" -> "How do black holes form?"
-    int before = a;
-    std::string article;
-    if (before > s.first_word && lower_form(corpus, before - 1) == "the") {
-      article = "the ";
-      --before;
-    }
-    std::string base;
-    bool singular = false;
-    if (before > s.first_word && lower_form(corpus, before - 1) == "how" && b < s.end_word && words[b].term >= 0 &&
-        !words[b].phrase_start && verb_base(lower_form(corpus, b), base, singular)) {
-      return std::string(singular ? "How does " : "How do ") + article + x + " " + base + "?";
-    }
-    // "inflation is a ...", "black holes are the ..." -> "What is inflation?"
-    if (b + 1 < s.end_word && !words[b].phrase_start) {
-      const std::string verb = lower_form(corpus, b);
-      const std::string next = lower_form(corpus, b + 1);
-      if ((verb == "is" || verb == "are") && one_of(next, {"a", "an", "the", "basically", "when", "what", "where"}))
-        return (verb == "is" ? "What is " : "What are ") + x + "?";
-      if (verb == "means") return "What does " + x + " mean?";
-    }
+  std::string base;
+  bool singular = false;
+  if (before > s.first_word && lower_form(corpus, before - 1) == "how" && corpus.words()[b].term >= 0 &&
+      verb_base(lower_form(corpus, b), base, singular))
+    return std::string(singular ? "How does " : "How do ") + article + x + " " + base + "?";
+  const std::string verb = lower_form(corpus, b);
+  if (verb == "means") return "What does " + x + " mean?";
+  if (b + 1 < s.end_word && (verb == "is" || verb == "are") &&
+      one_of(lower_form(corpus, b + 1), {"a", "an", "the", "basically", "when", "what", "where"})) {
+    const std::string lead = a > s.first_word && !p.proper && one_of(lower_form(corpus, a - 1), {"a", "an"})
+                                 ? lower_form(corpus, a - 1) + " "
+                                 : "";
+    return (verb == "is" ? "What is " : "What are ") + lead + x + "?";
   }
-  static constexpr std::string_view kForms[] = {"What is said about ", "What do we learn about ",
-                                                "What is mentioned about "};
-  return std::string(kForms[variant % 3]) + with_article(corpus, section, p) + "?";
+  return {};
 }
 
 // The phrase as a question names it: "the sauce" when the speakers say "the
@@ -133,11 +135,19 @@ std::string with_article(const Corpus& corpus, const LabeledSpan& section, const
   return total > 0 && (determined * 3 >= total || compound == total) ? "the " + x : x;
 }
 
-// The best answer sentences for a phrase within a section, most important first.
-std::vector<int> answer_sentences(const Corpus& corpus, const LabeledSpan& section, const std::vector<double>& scores,
-                                  const Keyphrase& p) {
+std::string plain_question(const Corpus& corpus, const LabeledSpan& section, const Keyphrase& p, int variant) {
+  static constexpr std::string_view kForms[] = {"What is said about ", "What do we learn about ",
+                                                "What is mentioned about "};
+  return std::string(kForms[variant % 3]) + with_article(corpus, section, p) + "?";
+}
+
+using Ranked = std::vector<std::pair<double, int>>;  // (score, sentence), best first
+
+// The sentences of the section that mention the phrase, best answer first.
+Ranked mentions(const Corpus& corpus, const LabeledSpan& section, const std::vector<double>& scores,
+                const Keyphrase& p) {
   const int first = corpus.span_sentence_begin(section.span);
-  std::vector<std::pair<double, int>> ranked;
+  Ranked ranked;
   for (int si = first; si < corpus.span_sentence_end(section.span); ++si) {
     const CorpusSentence& s = corpus.sentences()[si];
     if (find_phrase(corpus, s, p).first < 0) continue;
@@ -149,20 +159,26 @@ std::vector<int> answer_sentences(const Corpus& corpus, const LabeledSpan& secti
   std::sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) {
     return x.first != y.first ? x.first > y.first : x.second < y.second;
   });
-  std::vector<int> out;
-  if (ranked.empty()) return out;
-  const int best = ranked[0].second;
-  out.push_back(best);
+  return ranked;
+}
+
+// The answer led by ranked[lead]: with the next best mention when it is
+// nearly as good and says something else, or else with the sentence after it
+// when the lead is short.
+std::vector<int> answer(const Corpus& corpus, const LabeledSpan& section, const Ranked& ranked, std::size_t lead) {
+  const int best = ranked[lead].second;
+  std::vector<int> out = {best};
   const std::size_t best_len = corpus.sentence_text(corpus.sentences()[best]).size();
-  if (ranked.size() > 1 && ranked[1].first >= 0.5 * ranked[0].first &&
-      sentence_similarity(corpus, best, ranked[1].second) < 0.8) {
-    out.push_back(ranked[1].second);
-  } else if (best_len < 100 && best + 1 < corpus.span_sentence_end(section.span) &&
-             !corpus.sentences()[best + 1].question) {
-    out.push_back(best + 1);  // a short answer reads better with the sentence after it
+  for (std::size_t k = 0; k < ranked.size() && k < 3; ++k) {
+    if (k == lead || ranked[k].first < 0.5 * ranked[lead].first) continue;
+    if (sentence_similarity(corpus, best, ranked[k].second) >= 0.8) continue;
+    out.push_back(ranked[k].second);
+    break;
   }
-  if (out.size() == 2 &&
-      best_len + 1 + corpus.sentence_text(corpus.sentences()[out[1]]).size() > kAnswerBytes)
+  if (out.size() == 1 && best_len < 100 && best + 1 < corpus.span_sentence_end(section.span) &&
+      !corpus.sentences()[best + 1].question)
+    out.push_back(best + 1);
+  if (out.size() == 2 && best_len + 1 + corpus.sentence_text(corpus.sentences()[out[1]]).size() > kAnswerBytes)
     out.pop_back();
   return out;
 }
@@ -186,7 +202,9 @@ std::vector<QnaEntry> system_qna(const Corpus& corpus, const std::vector<Labeled
   std::vector<int> asked(sections.size(), 0);
   std::vector<std::string> questions;
   int variant = 0;
-  for (int round = 0; round < kMaxPerSection; ++round) {
+  const int sections_count = static_cast<int>(sections.size());
+  const int per_section = std::clamp((max_entries + sections_count - 1) / sections_count, kMinPerSection, kMaxPerSection);
+  for (int round = 0; round < per_section; ++round) {
     for (int si : by_salience) {
       if (static_cast<int>(made.size()) >= max_entries) break;
       const LabeledSpan& section = sections[si];
@@ -203,16 +221,22 @@ std::vector<QnaEntry> system_qna(const Corpus& corpus, const std::vector<Labeled
         if (p.score < kMinPhraseShare * section.phrases.front().score || noun < kMinNounFactor ||
             (round > 0 && p.count < 2))
           continue;
-        const std::vector<int> answer = answer_sentences(corpus, section, scores[si], p);
-        if (answer.empty()) continue;
-        std::string q = make_question(corpus, section, corpus.sentences()[answer[0]], p, variant);
-        q[0] = static_cast<char>(q[0] >= 'a' && q[0] <= 'z' ? q[0] - 'a' + 'A' : q[0]);
+        const Ranked ranked = mentions(corpus, section, scores[si], p);
+        if (ranked.empty()) continue;
+        // A question shaped by what the sentences say, answered by the sentence that says it.
+        std::size_t lead = 0;
+        std::string q = who_question(corpus, section, p);
+        for (std::size_t k = 0; q.empty() && k < ranked.size() && k < 5; ++k) {
+          q = shaped_question(corpus, corpus.sentences()[ranked[k].second], p);
+          if (!q.empty()) lead = k;
+        }
+        if (q.empty()) q = plain_question(corpus, section, p, variant);
         if (std::find(questions.begin(), questions.end(), to_lower(q)) != questions.end()) continue;
         questions.push_back(to_lower(q));
         ++variant;
         QnaEntry e;
         e.question = q;
-        std::vector<int> in_order = answer;
+        std::vector<int> in_order = answer(corpus, section, ranked, lead);
         std::sort(in_order.begin(), in_order.end());
         for (int s : in_order) {
           if (!e.answer.empty()) e.answer += ' ';

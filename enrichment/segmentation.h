@@ -31,21 +31,25 @@ enum class SegmentationMethod {
 
 struct SegmentationOptions {
   // --- kDefault ---
-  // The defaults were chosen on the tune set of bench/enrichment_eval (and
-  // synthetic recognizer-like text made from its passages): topics of about
-  // 50 s, where they find 0.9-1.0 of the boundaries within 20 s.
+  // The defaults were chosen on the tune set of bench/enrichment_eval (and on
+  // recognizer-like text made from its passages): topics of about 50 s, where
+  // they find 0.9-1.0 of the boundaries within 20 s, and none in one topic.
   //
   // Content words (after stop words and fillers are dropped) in each of the
   // two windows compared at a gap: about 45 s of speech at 150 words/min.
   int window_tokens = 50;
-  // The similarity curve is averaged over this many gaps on either side.
+  // The similarity curve is averaged over this many gaps on either side
+  // before its valleys are found (0: not smoothed, best with relative depth).
   int smoothing_radius = 0;
-  // Minima shallower than mean(depth) - cutoff_sd * sd(depth), over all
-  // minima, are not boundaries. Larger values keep more boundaries.
+  // Valleys shallower than mean(depth) - cutoff_sd * sd(depth), over all
+  // valleys, are not boundaries. Larger values keep more boundaries.
   double depth_cutoff_sd = 1.0;
-  // Minima shallower than this (cosine units, 0..2) are never boundaries,
-  // whatever the others: a dip this small is noise within one topic.
+  // Valleys shallower than this are never boundaries, whatever the others.
   double min_depth = 0.4;
+  // Depth relative to the peaks around the valley, (left + right - 2 * valley)
+  // / (left + right), 0..1, rather than in cosine units: a dip from 0.5 to 0.4
+  // is a pause in one topic, a dip from 0.2 to 0.02 a change of topic, and
+  // transcripts differ in how alike their sentences are overall.
   bool relative_depth = true;
   // No section shorter than this (set 0 for text without real times), nor
   // with fewer segments than min_section_segments.

@@ -1,9 +1,12 @@
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "common/text.h"
 #include "domain/transcript_artifact.h"
+#include "enrichment/text.h"
 
 // Transcripts made up for the enrichment tests: sentences of known topics
 // timed as speech (0.4 s a word, short pauses), so that every test knows where
@@ -214,6 +217,33 @@ inline transcript::TranscriptArtifact episode_transcript(std::vector<int>* bound
     sentences.insert(sentences.end(), paragraph.begin(), paragraph.end());
   }
   return transcript_of(sentences);
+}
+
+// What is wrong with `title` as a title, or "" when nothing is: 2-6 words,
+// at most 80 bytes, Title Case (small words lower-case inside), no stop word
+// or filler at either end, at least half of its words not stop words.
+inline std::string title_problem(const std::string& title) {
+  if (title.size() > 80) return "longer than 80 bytes";
+  std::vector<std::string> w;
+  for (std::size_t i = 0; i <= title.size();) {
+    const std::size_t sp = std::min(title.find(' ', i), title.size());
+    if (sp == i) return "empty word";
+    w.push_back(title.substr(i, sp - i));
+    i = sp + 1;
+  }
+  if (w.size() < 2 || w.size() > 6) return "not 2-6 words";
+  int stops = 0;
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    const std::string lower = to_lower(w[i]);
+    const bool edge = i == 0 || i + 1 == w.size();
+    if (edge && (is_stop_word(lower) || is_filler_word(lower))) return "stop word or filler at an edge: " + w[i];
+    stops += is_stop_word(lower);
+    const char c = w[i][0];
+    const bool upper = (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    if (!upper && (edge || !is_title_small_word(lower))) return "not Title Case: " + w[i];
+  }
+  if (stops * 2 > static_cast<int>(w.size())) return "mostly stop words";
+  return "";
 }
 
 }  // namespace scribe::enrichment::testing

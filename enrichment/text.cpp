@@ -82,7 +82,7 @@ const WordSet& filler_words() {
 
 const WordSet& title_small_words() {
   static const WordSet words = {"a",  "an", "and", "as", "at",  "but", "by",   "for", "from", "in",
-                                "is", "of", "on",  "or", "nor", "the", "than", "to",  "vs",   "with"};
+                                "of", "on",  "or", "nor", "the", "than", "to",  "vs",   "with"};
   return words;
 }
 

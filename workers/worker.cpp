@@ -10,6 +10,7 @@
 #include "common/crypto.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/http_client.h"
 #include "common/log.h"
 #include "common/object_store.h"
 #include "domain/plans.h"
@@ -96,6 +97,14 @@ Worker::Worker(std::string database_url, eventstore::EventStore store, Engines e
   char host[256] = {0};
   ::gethostname(host, sizeof host - 1);
   owner_ = std::string(host) + ":" + std::to_string(::getpid());
+  if (!options_.chat.base_url.empty()) {
+    // The operator's own model server, usually private or on loopback: this
+    // client talks only to that configured URL, so private addresses are
+    // allowed for it alone (link-local and reserved ones stay refused).
+    UrlPolicy policy;
+    policy.allow_private = true;
+    chat_client_ = std::make_shared<const HttpClient>(policy);
+  }
 }
 
 Worker::~Worker() { stop(); }
@@ -173,10 +182,23 @@ void Worker::loop(int slot) {
 // transcript (stage `enriching`, entered by the transcriber). A failure here
 // never fails the transcription: it completes without them, reads report the
 // artifact missing, and POST .../timestamps/regenerate computes them again.
-Json Worker::enrich(const ClaimedJob& job, const transcript::TranscriptArtifact& artifact, const Json& log_fields) {
+Json Worker::enrich(const ClaimedJob& job, const transcript::TranscriptArtifact& artifact,
+                    const Json& log_fields) const {
   try {
     const auto started = std::chrono::steady_clock::now();
-    Json ref = enrichment::store_artifact(job.transcription_id, job.attempt, enrichment::enrich_transcript(artifact));
+    auto enriched = enrichment::enrich_transcript(artifact);
+    if (chat_client_) {
+      // The chat endpoint only rewrites words; what it cannot do leaves the
+      // extractive titles, summaries and answers in place.
+      try {
+        enrichment::refine_with_chat(enriched, artifact, options_.chat, *chat_client_);
+      } catch (const std::exception& e) {
+        Json fields = log_fields;
+        fields["error"] = e.what();
+        log::warn("chat enrichment failed; the extractive enrichment is kept", fields);
+      }
+    }
+    Json ref = enrichment::store_artifact(job.transcription_id, job.attempt, enriched);
     Json fields = log_fields;
     fields["enrichment_ms"] =
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();

@@ -14,6 +14,7 @@
 #include "media/media_probe.h"
 #include "speech/transcriber.h"
 #include "domain/transcript_artifact.h"
+#include "enrichment/chat_adapter.h"
 
 // Pipeline workers: threads that claim queued jobs (workers/job_queue.h),
 // fetch the media, run the speech engine (speech/transcriber.h), store the
@@ -27,6 +28,9 @@ struct WorkerOptions {
   std::chrono::seconds lease{60};        // SCRIBE_WORKER_LEASE_SECONDS
   std::chrono::milliseconds poll{1000};  // SCRIBE_WORKER_POLL_MS: idle wait between claims
   std::string work_dir;                  // SCRIBE_WORK_DIR: fetched media go to <work_dir>/media
+  // SCRIBE_CHAT_ENRICHMENT_*: an OpenAI-compatible chat endpoint that rewrites
+  // enrichment's titles, summaries and answers; base_url empty: extractive only.
+  enrichment::ChatOptions chat;
 };
 
 class Worker {
@@ -46,7 +50,7 @@ class Worker {
   void loop(int slot);
   void listen();
   void process(pqxx::connection& conn, const ClaimedJob& job, const std::string& slot_owner);
-  static Json enrich(const ClaimedJob& job, const transcript::TranscriptArtifact& artifact, const Json& log_fields);
+  Json enrich(const ClaimedJob& job, const transcript::TranscriptArtifact& artifact, const Json& log_fields) const;
 
   std::string url_;
   eventstore::EventStore store_;
@@ -54,6 +58,7 @@ class Worker {
   std::shared_ptr<const media::MediaProbe> media_;
   WorkerOptions options_;
   std::string owner_;
+  std::shared_ptr<const HttpClient> chat_client_;  // set when options_.chat names an endpoint
   std::atomic<bool> stopping_{false};
   std::mutex mu_;
   std::condition_variable cv_;

@@ -124,7 +124,9 @@ test('md transcript: title, rule, bold labels; the two booleans are independent'
   assert.equal(md.status, 200, md.body);
   assert.equal(md.headers['content-type'], 'text/markdown; charset=utf-8');
   assert.equal(md.headers['content-disposition'], 'attachment; filename=library-meeting.md');
-  assert.ok(md.body.startsWith('# Library meeting\n\n---\n\n'), md.body.slice(0, 80));
+  // Title, the chapter list (enrichment gives every recording with speech at least one chapter), rule, turns.
+  assert.match(md.body, /^# Library meeting\n\n## Chapters\n\n(- \[\d\d:\d\d:\d\d\] \S[^\n]*\n)+\n---\n\n/, md.body.slice(0, 200));
+  assert.ok(md.body.startsWith('# Library meeting\n\n## Chapters\n\n- [00:00:00] '), md.body.slice(0, 80));
   assert.match(md.body.split('---\n\n')[1], /^\[\d\d:\d\d:\d\d\] \*\*(SPEAKER_\d\d|Unknown):\*\* \S/);
   for (const format of ['txt', 'md']) {
     const bare = await api(`/transcriptions/${id}/transcript?format=${format}&speaker_labels=false&timestamps=false`);
@@ -365,7 +367,10 @@ test('wait attaches content only when completed: a failed one gets none, whateve
   const done = await api(`/transcriptions/${id}/wait?include=sections,segments`);
   assert.equal(done.status, 200, done.body);
   assert.deepEqual(done.json.included, ['sections', 'segments']);
-  assert.deepEqual(done.json.sections, []);
+  // Enrichment's sections cover the transcript from its first segment.
+  assert.ok(done.json.sections.length >= 1, done.body);
+  assert.equal(done.json.sections[0].section_index, 0);
+  assert.equal(done.json.sections.reduce((n, x) => n + x.segment_count, 0), segments.length);
   assert.equal(done.json.segments.length, segments.length);
 });
 
