@@ -86,9 +86,10 @@ std::optional<Json> result_body(pqxx::transaction_base& txn, int64_t account_id,
     // naming the array, never an empty array that would claim "none".
     const bool readable = enrichment.present && enrichment.state == "ok";
     if (completed && (name == "posting_chapters" ? !enrichment.posting.has_value() : !readable))
-      throw Error("internal_error", "the " + name + " of this transcription cannot be read (its enrichment " +
-                                        (enrichment.present ? enrichment.state : std::string("is missing")) +
-                                        "); POST .../timestamps/regenerate computes it again",
+      throw Error("internal_error",
+                  "the " + name + " of this transcription cannot be read (its enrichment " +
+                      (enrichment.present ? enrichment.state : std::string("is missing")) +
+                      "); POST .../timestamps/regenerate computes it again",
                   {{"field", name}});
     if (name == "posting_chapters") {
       (*body)[name] = completed ? posting_chapters_json(enrichment, link) : Json::object();

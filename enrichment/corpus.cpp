@@ -33,24 +33,24 @@ std::size_t terminal_at(std::string_view text, std::size_t i) {
 // A period after these ends an abbreviation, not a sentence.
 bool is_abbreviation(std::string_view word) {
   if (word.size() == 1) return is_upper(word[0]);  // an initial: "J. R. R. Tolkien"
-  static constexpr std::string_view kTitles[] = {"mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "mt", "no"};
+  static constexpr std::string_view kTitles[] = {"mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "mt"};
   const std::string lower = to_lower(word);
   return std::find(std::begin(kTitles), std::end(kTitles), lower) != std::end(kTitles);
 }
 
 bool is_determiner(std::string_view w) {
-  static constexpr std::string_view kWords[] = {"the",  "a",     "an",   "this", "that",  "these", "those",
-                                                "his",  "her",   "their", "its", "our",   "my",    "your",
-                                                "some", "every", "each", "many", "several", "few"};
+  static constexpr std::string_view kWords[] = {"the",  "a",     "an",    "this", "that",    "these", "those",
+                                                "his",  "her",   "their", "its",  "our",     "my",    "your",
+                                                "some", "every", "each",  "many", "several", "few"};
   return std::find(std::begin(kWords), std::end(kWords), w) != std::end(kWords);
 }
 
 // Words after which the next one is usually a verb.
 bool is_verb_cue(std::string_view w) {
-  static constexpr std::string_view kWords[] = {"i",     "you",    "we",     "they",    "he",     "she",   "it",    "cannot",
-                                                "to",    "can",    "could",  "will",    "would",  "should", "must",
-                                                "may",   "might",  "don't",  "doesn't", "didn't", "can't", "won't",
-                                                "i'll",  "we'll",  "you'll", "they'll", "i'd",    "we'd",  "they'd"};
+  static constexpr std::string_view kWords[] = {
+      "i",     "you",   "we",    "they",   "he",     "she",     "it",    "cannot", "to",      "can",
+      "could", "will",  "would", "should", "must",   "may",     "might", "don't",  "doesn't", "didn't",
+      "can't", "won't", "i'll",  "we'll",  "you'll", "they'll", "i'd",   "we'd",   "they'd"};
   return std::find(std::begin(kWords), std::end(kWords), w) != std::end(kWords);
 }
 

@@ -17,9 +17,9 @@
 namespace scribe::enrichment {
 
 struct CorpusWord {
-  int term = -1;     // id of the content stem, or -1 for stop words, fillers and single letters
-  int form = 0;      // id of the lower-case word as written ("holes")
-  int segment = 0;   // index of the segment it is in
+  int term = -1;    // id of the content stem, or -1 for stop words, fillers and single letters
+  int form = 0;     // id of the lower-case word as written ("holes")
+  int segment = 0;  // index of the segment it is in
   bool stop = false;
   bool filler = false;
   bool phrase_start = false;   // first of its sentence, or after punctuation: no phrase runs across
@@ -46,7 +46,9 @@ struct Span {
 
 class Corpus {
  public:
+  // Keeps a reference to `t`, which must outlive the corpus.
   explicit Corpus(const transcript::TranscriptArtifact& t);
+  explicit Corpus(transcript::TranscriptArtifact&&) = delete;
   Corpus(const Corpus&) = delete;
   Corpus& operator=(const Corpus&) = delete;
 

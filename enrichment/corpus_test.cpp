@@ -47,17 +47,17 @@ TEST(Corpus, ReadsWordsAndSentencesOfEverySegment) {
   EXPECT_EQ(c.segment_word_begin(1), 8);
   const auto& w = c.words();
   ASSERT_EQ(w.size(), 16u);
-  EXPECT_TRUE(w[0].stop);                      // "the"
-  EXPECT_GE(w[1].term, 0);                     // "nasa"
-  EXPECT_EQ(w[1].term, w[4].term);             // "NASA's" is the same term as "NASA"
-  EXPECT_EQ(c.display(w[1].form), "NASA");     // capitalized mid-sentence every time
+  EXPECT_TRUE(w[0].stop);                   // "the"
+  EXPECT_GE(w[1].term, 0);                  // "nasa"
+  EXPECT_EQ(w[1].term, w[4].term);          // "NASA's" is the same term as "NASA"
+  EXPECT_EQ(c.display(w[1].form), "NASA");  // capitalized mid-sentence every time
   EXPECT_TRUE(c.proper(w[1].form));
-  EXPECT_FALSE(c.proper(w[2].form));           // "budget"
-  EXPECT_TRUE(w[8].filler);                    // "yeah"
+  EXPECT_FALSE(c.proper(w[2].form));  // "budget"
+  EXPECT_TRUE(w[8].filler);           // "yeah"
   EXPECT_EQ(w[8].term, -1);
-  EXPECT_TRUE(w[9].phrase_start);              // "um" after a comma
-  EXPECT_TRUE(w[14].hyphen_before);            // "well-known"
-  EXPECT_EQ(w[6].term, w[11].term);            // "telescope" in both segments
+  EXPECT_TRUE(w[9].phrase_start);    // "um" after a comma
+  EXPECT_TRUE(w[14].hyphen_before);  // "well-known"
+  EXPECT_EQ(w[6].term, w[11].term);  // "telescope" in both segments
   EXPECT_EQ(c.term_frequency(w[6].term), 2);
   EXPECT_EQ(c.find_stem("telescop"), w[6].term);
   EXPECT_EQ(c.find_stem("nothing"), -1);
@@ -65,7 +65,8 @@ TEST(Corpus, ReadsWordsAndSentencesOfEverySegment) {
 }
 
 TEST(Corpus, RareTermsWeighMore) {
-  const auto t = testing::transcript_of({"Pasta and sauce tonight.", "More pasta with garlic.", "Pasta again, please."});
+  const auto t =
+      testing::transcript_of({"Pasta and sauce tonight.", "More pasta with garlic.", "Pasta again, please."});
   const Corpus c(t);
   const int pasta = c.find_stem("pasta");
   const int garlic = c.find_stem("garlic");
@@ -82,10 +83,12 @@ TEST(Corpus, NounsFollowDeterminersAndVerbsFollowPronouns) {
 }
 
 TEST(Corpus, EmptyTranscriptsAndEmptySegments) {
-  const Corpus empty(transcript::TranscriptArtifact{});
+  const transcript::TranscriptArtifact nothing;
+  const Corpus empty(nothing);
   EXPECT_EQ(empty.segment_count(), 0);
   EXPECT_TRUE(empty.words().empty());
-  const Corpus blank(testing::transcript_of({"", "  ", "?!"}));
+  const auto blanks = testing::transcript_of({"", "  ", "?!"});
+  const Corpus blank(blanks);
   EXPECT_EQ(blank.segment_count(), 3);
   EXPECT_TRUE(blank.words().empty());
   EXPECT_EQ(blank.segment_word_begin(3), 0);

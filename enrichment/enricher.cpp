@@ -4,11 +4,8 @@
 #include <cmath>
 
 #include "enrichment/corpus.h"
-#include "enrichment/keyphrase.h"
-#include "enrichment/posting.h"
-#include "enrichment/qna.h"
+#include "enrichment/labels.h"
 #include "enrichment/structure.h"
-#include "enrichment/summary.h"
 
 namespace scribe::enrichment {
 namespace {
@@ -48,9 +45,8 @@ void tell_acts(const Corpus& corpus, std::vector<LabeledSpan>& acts, const std::
     for (const LabeledSpan& p : parts)
       if (p.span.first >= act.span.first && p.span.end <= act.span.end) inside.push_back(&p);
     if (inside.size() < 2) continue;
-    std::stable_sort(inside.begin(), inside.end(), [](const LabeledSpan* a, const LabeledSpan* b) {
-      return a->terms.salience > b->terms.salience;
-    });
+    std::stable_sort(inside.begin(), inside.end(),
+                     [](const LabeledSpan* a, const LabeledSpan* b) { return a->terms.salience > b->terms.salience; });
     std::vector<int> picked;
     for (const LabeledSpan* p : inside) {
       if (static_cast<int>(picked.size()) >= o.act_summary_sentences) break;
@@ -107,8 +103,8 @@ EnrichmentArtifact enrich(const transcript::TranscriptArtifact& t, const EnrichO
   const std::vector<Span> section_spans = find_sections(corpus, o);
   const Built built = label_structure(corpus, section_spans, none, o);
   for (const LabeledSpan& s : built.sections)
-    a.sections.push_back({s.span.first, s.span.end - s.span.first, s.start, s.end, s.title, s.summary,
-                          corpus.segment(s.span.first).id});
+    a.sections.push_back(
+        {s.span.first, s.span.end - s.span.first, s.start, s.end, s.title, s.summary, corpus.segment(s.span.first).id});
   a.chapters = to_chapters(built.chapters);
   const auto& parts = static_cast<int>(built.chapters.size()) >= o.min_acts ? built.chapters : built.sections;
   const LabelStyle act_style{o.act_summary_sentences, o.act_summary_bytes, TitleShape::kPair};

@@ -1,4 +1,4 @@
-#include "enrichment/keyphrase.h"
+#include "enrichment/labels.h"
 
 #include <algorithm>
 #include <cmath>
@@ -53,7 +53,10 @@ bool good_edge(const std::string& w) {
 // Joins and cuts the words of a title candidate; empty when what is left is
 // not a title (fewer than two words, or a stop word at an edge).
 std::string finish_title(std::vector<std::string> words) {
-  if (words.size() > kMaxTitleWords) words.resize(kMaxTitleWords);
+  if (words.size() > kMaxTitleWords) {
+    words.resize(kMaxTitleWords);
+    while (!words.empty() && !good_edge(words.back())) words.pop_back();
+  }
   std::string text = title_case(words);
   if (text.size() > kMaxTitleBytes) {
     text = cut_at_word(text, kMaxTitleBytes);
@@ -139,6 +142,8 @@ std::vector<Keyphrase> keyphrases(const Corpus& corpus, const Span& span, const 
         }
         if (++content > 4) break;
         key.push_back(w.term);
+        // The phrase may go on past a weak word ("deep sleep") but not end on one.
+        if (is_weak_head(corpus.form(w.form))) continue;
         auto [it, fresh] = index.try_emplace(key, static_cast<int>(candidates.size()));
         if (fresh) {
           Candidate c;
@@ -150,16 +155,21 @@ std::vector<Keyphrase> keyphrases(const Corpus& corpus, const Span& span, const 
         }
         Candidate& c = candidates[it->second];
         ++c.count;
-        Variant v;
-        for (int i = a; i <= b; ++i) {
-          v.forms.push_back(words[i].form);
-          v.hyphen_before.push_back(i > a && words[i].hyphen_before);
-        }
-        auto same = std::find_if(c.variants.begin(), c.variants.end(),
-                                 [&](const Variant& x) { return x.forms == v.forms; });
+        // How it is spelled here: one of the (at most three) spellings kept.
+        auto same = std::find_if(c.variants.begin(), c.variants.end(), [&](const Variant& x) {
+          if (static_cast<int>(x.forms.size()) != b - a + 1) return false;
+          for (int i = a; i <= b; ++i)
+            if (x.forms[i - a] != words[i].form) return false;
+          return true;
+        });
         if (same != c.variants.end()) {
           ++same->count;
         } else if (c.variants.size() < 3) {
+          Variant v;
+          for (int i = a; i <= b; ++i) {
+            v.forms.push_back(words[i].form);
+            v.hyphen_before.push_back(i > a && words[i].hyphen_before);
+          }
           v.count = 1;
           c.variants.push_back(std::move(v));
         }
@@ -175,12 +185,13 @@ std::vector<Keyphrase> keyphrases(const Corpus& corpus, const Span& span, const 
     if (unique_terms.size() != c.terms.size()) continue;  // "very very", "bye bye"
     // The spelling said most often; among equals the most noun-like, then the
     // longest ("openings" rather than "open").
-    const Variant& best = *std::min_element(c.variants.begin(), c.variants.end(), [&](const Variant& x, const Variant& y) {
-      if (x.count != y.count) return x.count > y.count;
-      const double nx = corpus.noun_factor(x.forms.back()), ny = corpus.noun_factor(y.forms.back());
-      if (nx != ny) return nx > ny;
-      return corpus.form(x.forms.back()).size() > corpus.form(y.forms.back()).size();
-    });
+    const Variant& best =
+        *std::min_element(c.variants.begin(), c.variants.end(), [&](const Variant& x, const Variant& y) {
+          if (x.count != y.count) return x.count > y.count;
+          const double nx = corpus.noun_factor(x.forms.back()), ny = corpus.noun_factor(y.forms.back());
+          if (nx != ny) return nx > ny;
+          return corpus.form(x.forms.back()).size() > corpus.form(y.forms.back()).size();
+        });
     bool all_numbers = true, all_proper = true, steered = false;
     double log_sum = 0;
     for (std::size_t i = 0; i < best.forms.size(); ++i) {
@@ -234,7 +245,8 @@ std::vector<std::string> phrase_words(const Corpus& corpus, const Keyphrase& phr
     std::string w = corpus.display(phrase.forms[i]);
     // "NASA's budget" keeps its possessive; a phrase ending in one ("the
     // camera's") names the thing itself.
-    if (i + 1 == phrase.forms.size() && w.size() > 3 && (w.ends_with("'s") || w.ends_with("'S"))) w.resize(w.size() - 2);
+    if (i + 1 == phrase.forms.size() && w.size() > 3 && (w.ends_with("'s") || w.ends_with("'S")))
+      w.resize(w.size() - 2);
     if (i > 0 && phrase.hyphen_before[i] && !out.empty()) {
       out.back() += "-" + w;
     } else {

@@ -1,4 +1,4 @@
-#include "enrichment/keyphrase.h"
+#include "enrichment/labels.h"
 
 #include <gtest/gtest.h>
 
@@ -97,12 +97,13 @@ TEST(Keyphrases, TitlesOfSpansWithNothingToSayAreNumbered) {
 }
 
 TEST(Keyphrases, LongTitlesAreCutAtAWord) {
-  const auto t = testing::transcript_of({"Supercalifragilisticexpialidocious antidisestablishmentarianism "
-                                         "pneumonoultramicroscopicsilicovolcanoconiosis "
-                                         "floccinaucinihilipilification thyroparathyroidectomized.",
-                                         "Supercalifragilisticexpialidocious antidisestablishmentarianism "
-                                         "pneumonoultramicroscopicsilicovolcanoconiosis "
-                                         "floccinaucinihilipilification thyroparathyroidectomized."});
+  const auto t =
+      testing::transcript_of({"Supercalifragilisticexpialidocious antidisestablishmentarianism "
+                              "pneumonoultramicroscopicsilicovolcanoconiosis "
+                              "floccinaucinihilipilification thyroparathyroidectomized.",
+                              "Supercalifragilisticexpialidocious antidisestablishmentarianism "
+                              "pneumonoultramicroscopicsilicovolcanoconiosis "
+                              "floccinaucinihilipilification thyroparathyroidectomized."});
   const Corpus corpus(t);
   const auto titles = titles_of(corpus, {{0, 2}}, Steering{});
   ASSERT_EQ(titles.size(), 1u);
@@ -131,7 +132,8 @@ TEST(Headlines, TakeTheWeightiestRunOfTheSentence) {
   const SpanTerms pasta = span_terms(e.corpus, e.spans[0], Steering{});
   int sentence = -1;
   for (std::size_t i = 0; i < e.corpus.sentences().size(); ++i)
-    if (e.corpus.sentence_text(e.corpus.sentences()[i]).starts_with("Fresh pasta cooks")) sentence = static_cast<int>(i);
+    if (e.corpus.sentence_text(e.corpus.sentences()[i]).starts_with("Fresh pasta cooks"))
+      sentence = static_cast<int>(i);
   ASSERT_GE(sentence, 0);
   std::vector<std::string> taken;
   EXPECT_EQ(sentence_headline(e.corpus, sentence, pasta, taken), "Fresh Pasta Cooks Much Faster");

@@ -1,9 +1,9 @@
-#include "enrichment/posting.h"
+#include "enrichment/structure.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "enrichment/summary.h"
+#include "enrichment/labels.h"
 
 namespace scribe::enrichment {
 namespace {
@@ -47,7 +47,8 @@ std::vector<Keyphrase> headline_phrases(const Corpus& corpus, const Span& inner,
   return out;
 }
 
-std::vector<PostingItem> highlights(const std::vector<LabeledSpan>& sections, const std::vector<LabeledSpan>& chapters) {
+std::vector<PostingItem> highlights(const std::vector<LabeledSpan>& sections,
+                                    const std::vector<LabeledSpan>& chapters) {
   const auto& source = chapters.size() >= kHighlights || sections.size() <= chapters.size() ? chapters : sections;
   std::vector<int> chosen = by_salience(source);
   if (chosen.size() > kHighlights) chosen.resize(kHighlights);
@@ -109,7 +110,8 @@ std::vector<PostingItem> clips(const Corpus& corpus, const std::vector<LabeledSp
       if (best < 0 || scores[w.section][s - first] > scores[w.section][best - first]) best = s;
     std::string title = best >= 0 ? sentence_headline(corpus, best, sections[w.section].terms, taken) : "";
     if (title.empty())
-      title = unique_title(corpus, headline_phrases(corpus, w.span, sections[w.section], steering), w.section + 1, taken);
+      title =
+          unique_title(corpus, headline_phrases(corpus, w.span, sections[w.section], steering), w.section + 1, taken);
     out.push_back({corpus.segment(w.span.first).start, title, std::nullopt});
   }
   return out;

@@ -1,4 +1,4 @@
-#include "enrichment/posting.h"
+#include "enrichment/structure.h"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,14 @@
-#include "enrichment/qna.h"
+#include "enrichment/structure.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "common/text.h"
-#include "enrichment/summary.h"
+#include "enrichment/labels.h"
 
 namespace scribe::enrichment {
 namespace {
@@ -75,9 +78,9 @@ std::string who_question(const Corpus& corpus, const LabeledSpan& section, const
     if (a < 0) continue;
     const bool says = b < s.end_word && one_of(lower_form(corpus, b), {"said", "says", "told", "thinks", "argued",
                                                                        "argues", "wrote", "explained", "believes"});
-    const bool titled = a > s.first_word && one_of(lower_form(corpus, a - 1), {"mr", "mrs", "ms", "dr", "professor",
-                                                                               "president", "senator", "minister",
-                                                                               "doctor", "coach", "captain"});
+    const bool titled =
+        a > s.first_word && one_of(lower_form(corpus, a - 1), {"mr", "mrs", "ms", "dr", "professor", "president",
+                                                               "senator", "minister", "doctor", "coach", "captain"});
     if (says || titled) return "Who is " + phrase_text(corpus, p) + "?";
   }
   return {};
@@ -90,7 +93,10 @@ std::string who_question(const Corpus& corpus, const LabeledSpan& section, const
 std::string shaped_question(const Corpus& corpus, const CorpusSentence& s, const Keyphrase& p) {
   const auto [a, b] = find_phrase(corpus, s, p);
   if (a < 0 || b >= s.end_word || corpus.words()[b].phrase_start) return {};
-  const std::string x = phrase_text(corpus, p);
+  // The phrase as this sentence says it ("black holes are", not "black hole are").
+  std::string x;
+  for (int i = a; i < b; ++i)
+    x += (i == a ? "" : corpus.words()[i].hyphen_before ? "-" : " ") + corpus.display(corpus.words()[i].form);
   int before = a;
   std::string article;
   if (before > s.first_word && lower_form(corpus, before - 1) == "the") {
@@ -104,11 +110,15 @@ std::string shaped_question(const Corpus& corpus, const CorpusSentence& s, const
     return std::string(singular ? "How does " : "How do ") + article + x + " " + base + "?";
   const std::string verb = lower_form(corpus, b);
   if (verb == "means") return "What does " + x + " mean?";
-  if (b + 1 < s.end_word && (verb == "is" || verb == "are") &&
+  // Only the subject of its clause is being defined: "A glacier is a river",
+  // not "Foraging for wild mushrooms is a hobby".
+  const bool article_before = a > s.first_word && one_of(lower_form(corpus, a - 1), {"a", "an", "the"});
+  const int subject_start = article_before ? a - 1 : a;
+  const bool subject = subject_start == s.first_word || corpus.words()[subject_start].phrase_start;
+  if (subject && b + 1 < s.end_word && (verb == "is" || verb == "are") &&
       one_of(lower_form(corpus, b + 1), {"a", "an", "the", "basically", "when", "what", "where"})) {
-    const std::string lead = a > s.first_word && !p.proper && one_of(lower_form(corpus, a - 1), {"a", "an"})
-                                 ? lower_form(corpus, a - 1) + " "
-                                 : "";
+    const std::string lead =
+        article_before && !p.proper && lower_form(corpus, a - 1) != "the" ? lower_form(corpus, a - 1) + " " : "";
     return (verb == "is" ? "What is " : "What are ") + lead + x + "?";
   }
   return {};
@@ -129,7 +139,8 @@ std::string with_article(const Corpus& corpus, const LabeledSpan& section, const
     ++total;
     if (a == s.first_word) continue;
     const std::string& before = lower_form(corpus, a - 1);
-    determined += one_of(before, {"the", "a", "an", "this", "that", "my", "your", "his", "her", "its", "our", "their"});
+    determined += one_of(
+        before, {"the", "a", "an", "this", "that", "each", "every", "my", "your", "his", "her", "its", "our", "their"});
     compound += corpus.words()[a - 1].term >= 0 && !corpus.words()[a].phrase_start;
   }
   return total > 0 && (determined * 3 >= total || compound == total) ? "the " + x : x;
@@ -144,8 +155,8 @@ std::string plain_question(const Corpus& corpus, const LabeledSpan& section, con
 using Ranked = std::vector<std::pair<double, int>>;  // (score, sentence), best first
 
 // The sentences of the section that mention the phrase, best answer first.
-Ranked mentions(const Corpus& corpus, const LabeledSpan& section, const std::vector<double>& scores,
-                const Keyphrase& p) {
+Ranked mentions(const Corpus& corpus, const LabeledSpan& section, const std::vector<double>& scores, const Keyphrase& p,
+                const std::vector<int>& used) {
   const int first = corpus.span_sentence_begin(section.span);
   Ranked ranked;
   for (int si = first; si < corpus.span_sentence_end(section.span); ++si) {
@@ -154,11 +165,12 @@ Ranked mentions(const Corpus& corpus, const LabeledSpan& section, const std::vec
     double score = 0.05 + scores[si - first];
     if (s.question) score *= 0.3;  // an answer should not be another question
     if (s.end_word - s.first_word < 5) score *= 0.5;
+    // Sentences that already answer another question answer this one only if nothing else does.
+    if (std::find(used.begin(), used.end(), si) != used.end()) score *= 0.4;
     ranked.emplace_back(score, si);
   }
-  std::sort(ranked.begin(), ranked.end(), [](const auto& x, const auto& y) {
-    return x.first != y.first ? x.first > y.first : x.second < y.second;
-  });
+  std::sort(ranked.begin(), ranked.end(),
+            [](const auto& x, const auto& y) { return x.first != y.first ? x.first > y.first : x.second < y.second; });
   return ranked;
 }
 
@@ -200,52 +212,67 @@ std::vector<QnaEntry> system_qna(const Corpus& corpus, const std::vector<Labeled
   std::vector<std::vector<double>> scores(sections.size());
   std::vector<std::size_t> next_phrase(sections.size(), 0);
   std::vector<int> asked(sections.size(), 0);
+  std::vector<std::vector<int>> used(sections.size());  // sentences already in answers
   std::vector<std::string> questions;
+  std::vector<std::string> subjects;  // lower-case phrases asked about
+  std::size_t fallback_phrase = 0;
   int variant = 0;
   const int sections_count = static_cast<int>(sections.size());
-  const int per_section = std::clamp((max_entries + sections_count - 1) / sections_count, kMinPerSection, kMaxPerSection);
+  const int per_section =
+      std::clamp((max_entries + sections_count - 1) / sections_count, kMinPerSection, kMaxPerSection);
   for (int round = 0; round < per_section; ++round) {
     for (int si : by_salience) {
       if (static_cast<int>(made.size()) >= max_entries) break;
       const LabeledSpan& section = sections[si];
       if (scores[si].empty()) scores[si] = sentence_scores(corpus, section.span, section.terms, Steering{});
       // The section's next phrase that has an answer and makes a new question.
-      while (asked[si] == round && next_phrase[si] < section.phrases.size()) {
-        const Keyphrase& p = section.phrases[next_phrase[si]++];
-        // Weak phrases (far below the section's best) and words that behave
-        // like verbs ("stays") make questions nobody would ask.
-        // A second or third question needs a phrase said more than once.
-        const double noun = p.terms.size() == 1 ? std::min(corpus.noun_factor(p.forms.back()),
-                                                           corpus.term_noun_factor(p.terms.front()))
-                                                : corpus.noun_factor(p.forms.back());
-        if (p.score < kMinPhraseShare * section.phrases.front().score || noun < kMinNounFactor ||
-            (round > 0 && p.count < 2))
-          continue;
-        const Ranked ranked = mentions(corpus, section, scores[si], p);
-        if (ranked.empty()) continue;
-        // A question shaped by what the sentences say, answered by the sentence that says it.
-        std::size_t lead = 0;
-        std::string q = who_question(corpus, section, p);
-        for (std::size_t k = 0; q.empty() && k < ranked.size() && k < 5; ++k) {
-          q = shaped_question(corpus, corpus.sentences()[ranked[k].second], p);
-          if (!q.empty()) lead = k;
+      // Weak phrases (far below the section's best) and words that behave like
+      // verbs ("stays") make questions nobody would ask; a later question needs
+      // a phrase said more than once; a phrase asked about in one section is
+      // not asked about again. Only when that leaves a section without any
+      // question are its weak phrases asked about after all.
+      for (const bool strict : {true, false}) {
+        if (!strict && (round > 0 || asked[si] > 0)) break;
+        std::size_t& next = strict ? next_phrase[si] : fallback_phrase;
+        if (!strict) next = 0;
+        while (asked[si] == round && next < section.phrases.size()) {
+          const Keyphrase& p = section.phrases[next++];
+          const std::string subject = to_lower(phrase_text(corpus, p));
+          if (std::find(subjects.begin(), subjects.end(), subject) != subjects.end()) continue;
+          const double noun = p.terms.size() == 1 ? std::min(corpus.noun_factor(p.forms.back()),
+                                                             corpus.term_noun_factor(p.terms.front()))
+                                                  : corpus.noun_factor(p.forms.back());
+          if (strict && (p.score < kMinPhraseShare * section.phrases.front().score || noun < kMinNounFactor ||
+                         (round > 0 && p.count < 2)))
+            continue;
+          const Ranked ranked = mentions(corpus, section, scores[si], p, used[si]);
+          if (ranked.empty()) continue;
+          // A question shaped by what the sentences say, answered by the sentence that says it.
+          std::size_t lead = 0;
+          std::string q = who_question(corpus, section, p);
+          for (std::size_t k = 0; q.empty() && k < ranked.size() && k < 5; ++k) {
+            q = shaped_question(corpus, corpus.sentences()[ranked[k].second], p);
+            if (!q.empty()) lead = k;
+          }
+          if (q.empty()) q = plain_question(corpus, section, p, variant);
+          if (std::find(questions.begin(), questions.end(), to_lower(q)) != questions.end()) continue;
+          questions.push_back(to_lower(q));
+          subjects.push_back(subject);
+          ++variant;
+          QnaEntry e;
+          e.question = q;
+          std::vector<int> in_order = answer(corpus, section, ranked, lead);
+          std::sort(in_order.begin(), in_order.end());
+          used[si].insert(used[si].end(), in_order.begin(), in_order.end());
+          for (int sentence : in_order) {
+            if (!e.answer.empty()) e.answer += ' ';
+            e.answer += corpus.sentence_text(corpus.sentences()[sentence]);
+            e.answer_citations.push_back({section.title, corpus.segment(corpus.sentences()[sentence].segment).start});
+          }
+          e.citations.push_back({section.title, section.start});
+          made.push_back({si, asked[si], std::move(e)});
+          ++asked[si];
         }
-        if (q.empty()) q = plain_question(corpus, section, p, variant);
-        if (std::find(questions.begin(), questions.end(), to_lower(q)) != questions.end()) continue;
-        questions.push_back(to_lower(q));
-        ++variant;
-        QnaEntry e;
-        e.question = q;
-        std::vector<int> in_order = answer(corpus, section, ranked, lead);
-        std::sort(in_order.begin(), in_order.end());
-        for (int s : in_order) {
-          if (!e.answer.empty()) e.answer += ' ';
-          e.answer += corpus.sentence_text(corpus.sentences()[s]);
-          e.answer_citations.push_back({section.title, corpus.segment(corpus.sentences()[s].segment).start});
-        }
-        e.citations.push_back({section.title, section.start});
-        made.push_back({si, asked[si], std::move(e)});
-        ++asked[si];
       }
     }
   }

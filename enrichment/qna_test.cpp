@@ -1,4 +1,4 @@
-#include "enrichment/qna.h"
+#include "enrichment/structure.h"
 
 #include <gtest/gtest.h>
 
@@ -14,8 +14,8 @@ namespace scribe::enrichment {
 namespace {
 
 std::vector<LabeledSpan> sections_of(const Corpus& corpus, const std::vector<int>& boundaries) {
-  return label_spans(corpus, spans_from_boundaries(corpus.segment_count(), boundaries), Timing::kSegments,
-                     Steering{}, {});
+  return label_spans(corpus, spans_from_boundaries(corpus.segment_count(), boundaries), Timing::kSegments, Steering{},
+                     {});
 }
 
 // The answer is its cited sentences joined by spaces, each verbatim in the
@@ -108,7 +108,8 @@ TEST(Qna, CapsTheCountByTheMostSalientSections) {
 }
 
 TEST(Qna, NothingForNothing) {
-  const Corpus empty(transcript::TranscriptArtifact{});
+  const transcript::TranscriptArtifact nothing;
+  const Corpus empty(nothing);
   EXPECT_TRUE(system_qna(empty, {}, 20).empty());
   const auto t = testing::transcript_of({"Yeah.", "Okay."});
   const Corpus fillers(t);

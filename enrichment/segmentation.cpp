@@ -13,7 +13,8 @@ namespace {
 // rather than recomputed.
 class SlidingPair {
  public:
-  SlidingPair(const std::vector<double>& weights) : weights_(weights), left_(weights.size()), right_(weights.size()) {}
+  explicit SlidingPair(const std::vector<double>& weights)
+      : weights_(weights), left_(weights.size()), right_(weights.size()) {}
 
   void add_left(int term) { change(left_, right_, term, +1, left_norm_); }
   void remove_left(int term) { change(left_, right_, term, -1, left_norm_); }
@@ -166,8 +167,7 @@ std::vector<TopicBoundary> tile_default(const Corpus& corpus, const Segmentation
     if (i < min_segments || n - i < min_segments) continue;
     if (start - first_start < o.min_section_seconds || last_end - start < o.min_section_seconds) continue;
     auto next = accepted.lower_bound(i);
-    if (next != accepted.end() &&
-        (*next - i < min_segments || segs[*next].start - start < o.min_section_seconds))
+    if (next != accepted.end() && (*next - i < min_segments || segs[*next].start - start < o.min_section_seconds))
       continue;
     if (next != accepted.begin()) {
       const int prev = *std::prev(next);
@@ -176,7 +176,8 @@ std::vector<TopicBoundary> tile_default(const Corpus& corpus, const Segmentation
     accepted.insert(i);
     out.push_back({i, c.depth});
   }
-  std::sort(out.begin(), out.end(), [](const TopicBoundary& a, const TopicBoundary& b) { return a.segment < b.segment; });
+  std::sort(out.begin(), out.end(),
+            [](const TopicBoundary& a, const TopicBoundary& b) { return a.segment < b.segment; });
   // Smoothing finds changes of topic more reliably but blurs where they are:
   // each boundary moves to the nearby gap where the unsmoothed similarity is
   // lowest, as long as the sections stay long enough.
@@ -222,8 +223,7 @@ std::vector<TopicBoundary> tile_plain(const Corpus& corpus, const SegmentationOp
   int left_begin = 0, split = 0, right_end = 0;  // in sequences
   for (int g = 0; g + 1 < sequences; ++g) {
     const int p = g + 1;
-    for (; right_end < std::min(sequences, p + k); ++right_end)
-      seq_terms(right_end, [&](int t) { pair.add_right(t); });
+    for (; right_end < std::min(sequences, p + k); ++right_end) seq_terms(right_end, [&](int t) { pair.add_right(t); });
     for (; split < p; ++split)
       seq_terms(split, [&](int t) {
         pair.remove_right(t);

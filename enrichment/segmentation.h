@@ -16,10 +16,11 @@ enum class SegmentationMethod {
   // TextTiling adapted to speech: stemmed, stop-worded content words weighted
   // by inverse document frequency (so that words every topic uses count for
   // little), windows of a fixed number of content words on either side of
-  // every segment boundary (so that sentence length does not matter),
-  // moving-average smoothing, depth scores at the local minima, then the
+  // every segment boundary (so that sentence length does not matter), depth
+  // scores relative to the peaks around each valley (so that transcripts
+  // whose sentences are more or less alike overall are judged alike), the
   // deepest boundaries taken first under a minimum section length and a
-  // maximum section count.
+  // maximum section count, each then placed on the lowest nearby gap.
   kDefault,
   // Hearst 1997 as published: token-sequences of w = 20 words, blocks of
   // k = 6 sequences compared by the cosine of their raw term counts (stop

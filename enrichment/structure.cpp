@@ -5,7 +5,7 @@
 #include <queue>
 #include <unordered_map>
 
-#include "enrichment/summary.h"
+#include "enrichment/labels.h"
 
 namespace scribe::enrichment {
 namespace {
@@ -85,8 +85,7 @@ double span_end(const Corpus& corpus, const std::vector<Span>& spans, std::size_
   return std::max(start, corpus.segment(spans[i].end - 1).end);
 }
 
-std::vector<Span> merge_spans(const Corpus& corpus, const std::vector<Span>& spans, int max_count,
-                              double min_seconds) {
+std::vector<Span> merge_spans(const Corpus& corpus, const std::vector<Span>& spans, int max_count, double min_seconds) {
   const int k = static_cast<int>(spans.size());
   if (k <= 1) return spans;
   std::vector<Node> nodes(k);
@@ -104,7 +103,8 @@ std::vector<Span> merge_spans(const Corpus& corpus, const std::vector<Span>& spa
   // Durations on the covering clock, so that the first span counts from 0.
   auto start_of = [&](int i) { return nodes[i].prev < 0 ? 0.0 : corpus.segment(nodes[i].span.first).start; };
   auto duration = [&](int i) {
-    const double end = nodes[i].next < 0 ? corpus.recording_end() : corpus.segment(nodes[nodes[i].next].span.first).start;
+    const double end =
+        nodes[i].next < 0 ? corpus.recording_end() : corpus.segment(nodes[nodes[i].next].span.first).start;
     return end - start_of(i);
   };
   const double target = corpus.recording_end() / std::max(1, max_count);
@@ -115,8 +115,8 @@ std::vector<Span> merge_spans(const Corpus& corpus, const std::vector<Span>& spa
     const double da = duration(left), db = duration(right);
     const bool urgent = da < min_seconds || db < min_seconds;
     const double penalty = target > 0 ? kLengthPenalty * (da + db) / target : 0;
-    heap.push({urgent, cosine(nodes[left], nodes[right]) - penalty, left, right, nodes[left].version,
-               nodes[right].version});
+    heap.push(
+        {urgent, cosine(nodes[left], nodes[right]) - penalty, left, right, nodes[left].version, nodes[right].version});
   };
   for (int i = 0; i + 1 < k; ++i) push_pair(i);
   int alive = k;

@@ -1,4 +1,4 @@
-#include "enrichment/summary.h"
+#include "enrichment/labels.h"
 
 #include <algorithm>
 #include <cmath>
@@ -97,9 +97,8 @@ std::vector<int> pick_sentences(const Corpus& corpus, int first_sentence, const 
   std::vector<int> order(scores.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
   const std::size_t keep = std::min<std::size_t>(order.size(), 40);
-  std::partial_sort(order.begin(), order.begin() + keep, order.end(), [&](int a, int b) {
-    return scores[a] != scores[b] ? scores[a] > scores[b] : a < b;
-  });
+  std::partial_sort(order.begin(), order.begin() + keep, order.end(),
+                    [&](int a, int b) { return scores[a] != scores[b] ? scores[a] > scores[b] : a < b; });
   order.resize(keep);
   while (static_cast<int>(picked.size()) < count) {
     int best = -1;

@@ -28,8 +28,8 @@ inline const std::vector<TopicWords>& topic_vocabularies() {
        {"simmers", "bakes", "melts", "chops", "stirs", "roasts", "seasons", "boils"},
        {"fresh", "crispy", "golden", "spicy", "creamy", "savory"}},
       {"astronomy",
-       {"telescope", "galaxy", "planet", "star", "orbit", "nebula", "comet", "astronomer", "moon", "asteroid", "spectrum",
-        "universe"},
+       {"telescope", "galaxy", "planet", "star", "orbit", "nebula", "comet", "astronomer", "moon", "asteroid",
+        "spectrum", "universe"},
        {"orbits", "shines", "rotates", "collapses", "expands", "glows", "drifts", "eclipses"},
        {"distant", "bright", "cosmic", "faint", "massive", "infrared"}},
       {"football",
@@ -38,13 +38,13 @@ inline const std::vector<TopicWords>& topic_vocabularies() {
        {"scores", "passes", "defends", "shoots", "tackles", "saves", "dribbles", "heads"},
        {"offside", "brilliant", "muddy", "crowded", "late", "decisive"}},
       {"banking",
-       {"mortgage", "loan", "interest", "deposit", "account", "inflation", "lender", "savings", "budget", "credit", "bond",
-        "dividend"},
+       {"mortgage", "loan", "interest", "deposit", "account", "inflation", "lender", "savings", "budget", "credit",
+        "bond", "dividend"},
        {"lends", "borrows", "invests", "charges", "saves", "repays", "deposits", "compounds"},
        {"fixed", "variable", "monthly", "annual", "risky", "secure"}},
       {"gardening",
-       {"seedling", "compost", "soil", "greenhouse", "shovel", "weed", "tulip", "hedge", "fertilizer", "mulch", "orchard",
-        "sprout"},
+       {"seedling", "compost", "soil", "greenhouse", "shovel", "weed", "tulip", "hedge", "fertilizer", "mulch",
+        "orchard", "sprout"},
        {"blooms", "sprouts", "wilts", "grows", "prunes", "waters", "digs", "ripens"},
        {"leafy", "organic", "damp", "sunny", "perennial", "shady"}},
       {"sailing",
@@ -94,12 +94,24 @@ inline std::string topic_sentence(const TopicWords& topic, Lcg& rng) {
   const std::string& a = rng.pick(topic.adjectives);
   std::string s;
   switch (rng.next() % 6) {
-    case 0: s = "So the " + a + " " + n1 + " " + v + " the " + n2 + " near the " + n3 + "."; break;
-    case 1: s = "I think the " + n1 + " really " + v + " when the " + n2 + " is " + a + "."; break;
-    case 2: s = "Yeah, every " + n1 + " " + v + " a " + a + " " + n2 + " and we love it."; break;
-    case 3: s = "What happens when the " + n1 + " " + v + " without a " + n2 + "?"; break;
-    case 4: s = "You know, the " + n1 + " and the " + n2 + " are both " + a + " today."; break;
-    default: s = "Our " + n1 + " " + v + " the " + a + " " + n2 + " before the " + n3 + " does."; break;
+    case 0:
+      s = "So the " + a + " " + n1 + " " + v + " the " + n2 + " near the " + n3 + ".";
+      break;
+    case 1:
+      s = "I think the " + n1 + " really " + v + " when the " + n2 + " is " + a + ".";
+      break;
+    case 2:
+      s = "Yeah, every " + n1 + " " + v + " a " + a + " " + n2 + " and we love it.";
+      break;
+    case 3:
+      s = "What happens when the " + n1 + " " + v + " without a " + n2 + "?";
+      break;
+    case 4:
+      s = "You know, the " + n1 + " and the " + n2 + " are both " + a + " today.";
+      break;
+    default:
+      s = "Our " + n1 + " " + v + " the " + a + " " + n2 + " before the " + n3 + " does.";
+      break;
   }
   s[0] = static_cast<char>(s[0] >= 'a' && s[0] <= 'z' ? s[0] - 'a' + 'A' : s[0]);
   return s;

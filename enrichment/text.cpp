@@ -19,39 +19,35 @@ using WordSet = std::unordered_set<std::string_view>;
 
 const WordSet& stop_words() {
   static const WordSet words = {
-      "a",        "about",     "above",      "after",      "again",    "against",  "ain't",      "all",
-      "almost",   "also",      "although",   "always",     "am",       "among",    "an",         "and",
-      "another",  "any",       "anybody",    "anyone",     "are",      "aren't",   "around",     "as",
-      "at",       "be",        "became",     "because",    "become",   "been",     "before",     "being",
-      "below",    "between",   "both",       "but",        "by",       "can",      "can't",      "cannot",
-      "could",    "could've",  "couldn't",   "d",          "did",      "didn't",   "do",         "does",
-      "doesn't",  "doing",     "don't",      "done",       "down",     "during",   "each",       "either",
-      "else",     "enough",    "etc",        "even",       "ever",     "every",    "everybody",  "everyone",
-      "few",      "for",       "from",       "further",    "had",      "hadn't",   "has",        "hasn't",
-      "have",     "haven't",   "having",     "he",         "he'd",     "he'll",    "he's",       "her",
-      "here",     "here's",    "hers",       "herself",    "him",      "himself",  "his",        "how",
-      "how's",    "however",   "i",          "i'd",        "i'll",     "i'm",      "i've",       "if",
-      "in",       "into",      "is",         "isn't",      "it",       "it'd",     "it'll",      "it's",
-      "its",      "itself",    "just",       "let's",      "ll",       "m",        "many",       "may",
-      "me",       "might",     "might've",   "mine",       "more",     "most",     "much",       "must",
-      "must've",  "mustn't",   "my",         "myself",     "neither",  "no",       "nor",        "not",
-      "now",      "of",        "off",        "often",      "on",       "once",     "one",        "only",
-      "onto",     "or",        "other",      "others",     "otherwise", "ought",   "our",        "ours",
-      "ourselves", "out",      "over",       "own",        "per",      "perhaps",  "quite",      "rather",
-      "re",       "s",         "same",       "several",    "shall",    "shan't",   "she",        "she'd",
-      "she'll",   "she's",     "should",     "should've",  "shouldn't", "since",   "so",         "some",
-      "somebody", "someone",   "something",  "somewhat",   "such",     "t",        "than",       "that",
-      "that'll",  "that's",    "the",        "their",      "theirs",   "them",     "themselves", "then",
-      "there",    "there's",   "these",      "they",       "they'd",   "they'll",  "they're",    "they've",
-      "this",     "those",     "though",     "through",    "thus",     "till",     "to",         "too",
-      "toward",   "towards",   "under",      "until",      "up",       "upon",     "us",         "ve",
-      "very",     "via",       "was",        "wasn't",     "we",       "we'd",     "we'll",      "we're",
-      "we've",    "were",      "weren't",    "what",       "what's",   "whatever", "when",       "when's",
-      "whenever", "where",     "where's",    "whereas",    "whether",  "which",    "while",      "who",
-      "who's",    "whoever",   "whom",       "whose",      "why",      "why's",    "will",       "with",
-      "within",   "without",   "won't",      "would",      "would've", "wouldn't", "y'all",      "yet",
-      "you",      "you'd",     "you'll",     "you're",     "you've",   "your",     "yours",      "yourself",
-      "yourselves"};
+      "a",         "about",     "above",      "after",    "again",     "against",   "ain't",    "all",     "almost",
+      "also",      "although",  "always",     "am",       "among",     "an",        "and",      "another", "any",
+      "anybody",   "anyone",    "are",        "aren't",   "around",    "as",        "at",       "be",      "became",
+      "because",   "become",    "been",       "before",   "being",     "below",     "between",  "both",    "but",
+      "by",        "can",       "can't",      "cannot",   "could",     "could've",  "couldn't", "d",       "did",
+      "didn't",    "do",        "does",       "doesn't",  "doing",     "don't",     "done",     "down",    "during",
+      "each",      "either",    "else",       "enough",   "etc",       "even",      "ever",     "every",   "everybody",
+      "everyone",  "few",       "for",        "from",     "further",   "had",       "hadn't",   "has",     "hasn't",
+      "have",      "haven't",   "having",     "he",       "he'd",      "he'll",     "he's",     "her",     "here",
+      "here's",    "hers",      "herself",    "him",      "himself",   "his",       "how",      "how's",   "however",
+      "i",         "i'd",       "i'll",       "i'm",      "i've",      "if",        "in",       "into",    "is",
+      "isn't",     "it",        "it'd",       "it'll",    "it's",      "its",       "itself",   "just",    "let's",
+      "ll",        "m",         "many",       "may",      "me",        "might",     "might've", "mine",    "more",
+      "most",      "much",      "must",       "must've",  "mustn't",   "my",        "myself",   "neither", "no",
+      "nor",       "not",       "now",        "of",       "off",       "often",     "on",       "once",    "one",
+      "only",      "onto",      "or",         "other",    "others",    "otherwise", "ought",    "our",     "ours",
+      "ourselves", "out",       "over",       "own",      "per",       "perhaps",   "quite",    "rather",  "re",
+      "s",         "same",      "several",    "shall",    "shan't",    "she",       "she'd",    "she'll",  "she's",
+      "should",    "should've", "shouldn't",  "since",    "so",        "some",      "somebody", "someone", "something",
+      "somewhat",  "such",      "t",          "than",     "that",      "that'll",   "that's",   "the",     "their",
+      "theirs",    "them",      "themselves", "then",     "there",     "there's",   "these",    "they",    "they'd",
+      "they'll",   "they're",   "they've",    "this",     "those",     "though",    "through",  "thus",    "till",
+      "to",        "too",       "toward",     "towards",  "under",     "until",     "up",       "upon",    "us",
+      "ve",        "very",      "via",        "was",      "wasn't",    "we",        "we'd",     "we'll",   "we're",
+      "we've",     "were",      "weren't",    "what",     "what's",    "whatever",  "when",     "when's",  "whenever",
+      "where",     "where's",   "whereas",    "whether",  "which",     "while",     "who",      "who's",   "whoever",
+      "whom",      "whose",     "why",        "why's",    "will",      "with",      "within",   "without", "won't",
+      "would",     "would've",  "wouldn't",   "y'all",    "yet",       "you",       "you'd",    "you'll",  "you're",
+      "you've",    "your",      "yours",      "yourself", "yourselves"};
   return words;
 }
 
@@ -60,29 +56,57 @@ const WordSet& stop_words() {
 // title that starts or ends with one ("Going", "Stuff") does not read as one.
 const WordSet& filler_words() {
   static const WordSet words = {
-      "absolutely", "actually",  "ah",        "alright",  "anything",  "anyway",   "anyways",   "away",       "back",      "basically",
-      "bit",        "came",      "certainly", "come",     "comes",     "coming",   "course",    "definitely",
-      "er",        "erm",       "everything", "exactly", "feel",     "felt",      "first",
-      "get",        "gets",      "getting",   "go",       "goes",      "going",    "gone",      "gonna",
-      "good",       "got",       "gotta",     "gotten",   "great",     "guess",    "guy",       "guys",
-      "far",        "happen",     "happened",  "happens",   "hello",    "hey",       "hi",       "hmm",       "honestly",  "huh",
-      "kind",       "kinda",     "kinds",     "know",     "knows",     "let",      "like",      "literally",
-      "look",       "looked",    "looking",   "looks",    "lot",       "lots",     "make",      "makes",
-      "making",     "maybe",     "mean",      "means",    "mhm",       "mm",       "need",      "needs",
-      "next",       "nice",      "nothing",   "obviously", "oh",       "ok",       "okay",      "pretty",
-      "probably",   "put",       "really",    "right",    "said",      "saw",      "say",       "saying",
-      "says",       "see",      "seriously",       "seen",      "sort",     "sorta",     "sorts",    "start",     "started",
-      "stuff",      "sure",      "take",      "takes",    "taking",    "talk",     "talked",    "talking",
-      "tell",       "thank",     "thanks",    "thing",    "things",    "think",    "thinking",  "today",
-      "told",       "took",      "totally",   "tried",    "try",       "trying",   "uh",        "um",
-      "wanna",      "want",      "wanted",    "wants",    "way",       "well",     "went",      "whole",
-      "yeah",       "yep",       "yes"};
+      "absolutely", "actually",   "ah",        "alright",  "anything",   "anyway",    "anyways",   "away",
+      "back",       "basically",  "bit",       "came",     "certainly",  "come",      "comes",     "coming",
+      "course",     "definitely", "er",        "erm",      "everything", "exactly",   "feel",      "felt",
+      "first",      "get",        "gets",      "getting",  "go",         "goes",      "going",     "gone",
+      "gonna",      "good",       "got",       "gotta",    "gotten",     "great",     "guess",     "guy",
+      "guys",       "far",        "happen",    "happened", "happens",    "hello",     "hey",       "hi",
+      "hmm",        "honestly",   "huh",       "kind",     "kinda",      "kinds",     "know",      "knows",
+      "let",        "like",       "literally", "look",     "looked",     "looking",   "looks",     "lot",
+      "lots",       "make",       "makes",     "making",   "maybe",      "mean",      "means",     "mhm",
+      "mm",         "need",       "needs",     "next",     "nice",       "nothing",   "obviously", "oh",
+      "ok",         "okay",       "pretty",    "probably", "put",        "really",    "right",     "said",
+      "saw",        "say",        "saying",    "says",     "see",        "seriously", "seen",      "sort",
+      "sorta",      "sorts",      "start",     "started",  "stuff",      "sure",      "take",      "takes",
+      "taking",     "talk",       "talked",    "talking",  "tell",       "thank",     "thanks",    "thing",
+      "things",     "think",      "thinking",  "today",    "told",       "took",      "totally",   "tried",
+      "try",        "trying",     "uh",        "um",       "wanna",      "want",      "wanted",    "wants",
+      "way",        "well",       "went",      "whole",    "yeah",       "yep",       "yes"};
+  return words;
+}
+
+const WordSet& weak_heads() {
+  static const WordSet words = {
+      "able",      "actual",    "add",         "added",   "allow",     "allows",  "available", "bad",
+      "basic",     "become",    "becomes",     "best",    "better",    "big",     "bigger",    "biggest",
+      "brief",     "bring",     "brings",      "broad",   "build",     "builds",  "built",     "call",
+      "called",    "certain",   "change",      "changed", "cheap",     "clear",   "close",     "common",
+      "complete",  "complex",   "current",     "cut",     "dangerous", "dark",    "deep",      "different",
+      "difficult", "direct",    "due",         "early",   "easy",      "entire",  "exact",     "extra",
+      "fair",      "fast",      "faster",      "final",   "find",      "fine",    "follow",    "found",
+      "free",      "full",      "general",     "give",    "gives",     "grew",    "grow",      "grows",
+      "hard",      "harder",    "heavy",       "help",    "helps",     "high",    "higher",    "hold",
+      "huge",      "important", "interesting", "keep",    "keeps",     "kept",    "large",     "larger",
+      "last",      "late",      "later",       "learn",   "learned",   "least",   "leave",     "left",
+      "less",      "likely",    "little",      "live",    "local",     "long",    "longer",    "low",
+      "lower",     "main",      "major",       "melt",    "melts",     "minor",   "modern",    "move",
+      "moved",     "moves",     "near",        "new",     "newer",     "normal",  "old",       "older",
+      "open",      "overall",   "particular",  "past",    "perfect",   "plain",   "poor",      "popular",
+      "possible",  "present",   "previous",    "primary", "private",   "proper",  "public",    "quick",
+      "quiet",     "rare",      "ready",       "real",    "recent",    "regular", "related",   "rich",
+      "rough",     "safe",      "seem",        "seems",   "serious",   "set",     "short",     "similar",
+      "simple",    "single",    "slow",        "small",   "smaller",   "social",  "soft",      "special",
+      "specific",  "spend",     "spent",       "stay",    "stays",     "strong",  "sudden",    "tall",
+      "tend",      "tiny",      "top",         "total",   "tough",     "true",    "turn",      "turns",
+      "typical",   "use",       "used",        "uses",    "usual",     "various", "warm",      "weak",
+      "wide",      "wild",      "works",       "worked",  "wrong",     "young"};
   return words;
 }
 
 const WordSet& title_small_words() {
-  static const WordSet words = {"a",  "an", "and", "as", "at",  "but", "by",   "for", "from", "in",
-                                "of", "on",  "or", "nor", "the", "than", "to",  "vs",   "with"};
+  static const WordSet words = {"a",  "an", "and", "as",  "at",  "but",  "by", "for", "from", "in",
+                                "of", "on", "or",  "nor", "the", "than", "to", "vs",  "with"};
   return words;
 }
 
@@ -156,7 +180,9 @@ class PorterStemmer {
     return c != 'w' && c != 'x' && c != 'y';
   }
 
-  bool ends(std::string_view suffix) const { return b_.size() >= suffix.size() && std::string_view(b_).ends_with(suffix); }
+  bool ends(std::string_view suffix) const {
+    return b_.size() >= suffix.size() && std::string_view(b_).ends_with(suffix);
+  }
 
   std::size_t stem_len(std::string_view suffix) const { return b_.size() - suffix.size(); }
 
@@ -214,29 +240,24 @@ class PorterStemmer {
   }
 
   void step2() {
-    apply_longest({{"ational", "ate"}, {"tional", "tion"}, {"enci", "ence"},   {"anci", "ance"},    {"izer", "ize"},
-                   {"bli", "ble"},     {"alli", "al"},     {"entli", "ent"},   {"eli", "e"},        {"ousli", "ous"},
-                   {"ization", "ize"}, {"ation", "ate"},   {"ator", "ate"},    {"alism", "al"},     {"iveness", "ive"},
-                   {"fulness", "ful"}, {"ousness", "ous"}, {"aliti", "al"},    {"iviti", "ive"},    {"biliti", "ble"},
+    apply_longest({{"ational", "ate"}, {"tional", "tion"}, {"enci", "ence"}, {"anci", "ance"}, {"izer", "ize"},
+                   {"bli", "ble"},     {"alli", "al"},     {"entli", "ent"}, {"eli", "e"},     {"ousli", "ous"},
+                   {"ization", "ize"}, {"ation", "ate"},   {"ator", "ate"},  {"alism", "al"},  {"iveness", "ive"},
+                   {"fulness", "ful"}, {"ousness", "ous"}, {"aliti", "al"},  {"iviti", "ive"}, {"biliti", "ble"},
                    {"logi", "log"}},
                   0);
   }
 
   void step3() {
-    apply_longest({{"icate", "ic"},
-                   {"ative", ""},
-                   {"alize", "al"},
-                   {"iciti", "ic"},
-                   {"ical", "ic"},
-                   {"ful", ""},
-                   {"ness", ""}},
-                  0);
+    apply_longest(
+        {{"icate", "ic"}, {"ative", ""}, {"alize", "al"}, {"iciti", "ic"}, {"ical", "ic"}, {"ful", ""}, {"ness", ""}},
+        0);
   }
 
   void step4() {
-    static constexpr std::string_view kSuffixes[] = {"al",   "ance", "ence", "er",  "ic",  "able", "ible",
-                                                      "ant",  "ement", "ment", "ent", "ion", "ou",   "ism",
-                                                      "ate",  "iti",  "ous",  "ive", "ize"};
+    static constexpr std::string_view kSuffixes[] = {"al",  "ance",  "ence", "er",  "ic",  "able", "ible",
+                                                     "ant", "ement", "ment", "ent", "ion", "ou",   "ism",
+                                                     "ate", "iti",   "ous",  "ive", "ize"};
     std::string_view best;
     for (std::string_view s : kSuffixes)
       if (ends(s) && s.size() > best.size()) best = s;
@@ -308,6 +329,15 @@ std::vector<std::string> words(std::string_view text) {
 bool is_stop_word(std::string_view lower_word) { return stop_words().count(lower_word) > 0; }
 
 bool is_filler_word(std::string_view lower_word) { return filler_words().count(lower_word) > 0; }
+
+bool is_weak_head(std::string_view lower_word) {
+  if (weak_heads().count(lower_word)) return true;
+  static const WordSet nouns_in_ly = {"family", "assembly", "butterfly", "monopoly", "anomaly", "supply", "italy"};
+  if (lower_word.size() >= 6 && lower_word.ends_with("ly") && !nouns_in_ly.count(lower_word)) return true;
+  // Participles ("mixed", "charged"); "speed", "breed" and "hundred" are nouns.
+  return lower_word.size() >= 5 && lower_word.ends_with("ed") && !lower_word.ends_with("eed") &&
+         lower_word != "hundred";
+}
 
 bool is_title_small_word(std::string_view lower_word) { return title_small_words().count(lower_word) > 0; }
 

@@ -40,6 +40,13 @@ bool is_stop_word(std::string_view lower_word);
 // They never start or end a title and carry no weight in topic vectors.
 bool is_filler_word(std::string_view lower_word);
 
+// Adjectives, adverbs and verbs so common in speech ("different", "long",
+// "final", "usually", "melt") that a phrase ending in one never names a
+// subject: "deep sleep" is a keyphrase, "sleep deep" and "different" are not.
+// Words ending in "-ly" (six letters or more) or "-ed" (five or more) count,
+// except a few nouns ("family", "speed", "hundred").
+bool is_weak_head(std::string_view lower_word);
+
 // The Porter (1980) stemmer, with the two corrections Porter published later
 // for his reference implementation (step 2 "bli" -> "ble" in place of "abli"
 // -> "able", and "logi" -> "log"). Input is one lower-case word; words of two
