@@ -6,12 +6,10 @@
 // posting-chapters objects of regenerations; a rebuild reads the same objects
 // back, and those of deleted transcriptions are gone with their redacted
 // events.
-#include "common/crypto.h"
 #include "common/db.h"
-#include "common/log.h"
-#include "common/object_store.h"
 #include "domain/enrichment_artifact.h"
 #include "domain/events.h"
+#include "projections/artifact_object.h"
 #include "projections/projection.h"
 
 namespace scribe::projections {
@@ -52,22 +50,6 @@ const db::Statement kInsertQna{
     "as x(i int, q text, a text, c jsonb, ac jsonb)"};
 
 int64_t ms(double seconds) { return static_cast<int64_t>(seconds * 1000.0 + 0.5); }
-
-// The object `ref` ({key, sha256}) names, or nullopt when it is gone or was
-// changed (reads then report the artifact missing rather than wrong rows).
-std::optional<std::string> load_object(int64_t id, const Json& ref) {
-  const std::string key = ref.at("key").get<std::string>();
-  auto bytes = object_store().get(key);
-  if (!bytes) {
-    log::warn("enrichment artifact missing", {{"transcription_id", id}, {"key", key}});
-    return std::nullopt;
-  }
-  if (ref.contains("sha256") && crypto::sha256_hex(*bytes) != ref["sha256"].get<std::string>()) {
-    log::error("enrichment artifact checksum mismatch", {{"transcription_id", id}, {"key", key}});
-    return std::nullopt;
-  }
-  return bytes;
-}
 
 Json citations_json(const std::vector<enrichment::Citation>& cs) {
   Json out = Json::array();
@@ -139,7 +121,7 @@ class EnrichmentProjection final : public Projection {
         clear(txn, id);
         load_full(txn, id, d["enrichment"], e.recorded_at);
       }
-      auto bytes = load_object(id, d["posting"]);
+      auto bytes = load_artifact_object(id, d["posting"], "posting-chapters cache");
       if (!bytes) {
         txn.exec_prepared(kSetRegenCount.name, id, regen_count);
         return;
@@ -164,7 +146,7 @@ class EnrichmentProjection final : public Projection {
   }
 
   static void load_full(pqxx::work& txn, int64_t id, const Json& ref, const std::string& at) {
-    auto bytes = load_object(id, ref);
+    auto bytes = load_artifact_object(id, ref, "enrichment artifact");
     if (!bytes) {
       upsert(txn, id, "missing", std::nullopt, at, nullptr);
       return;

@@ -3,12 +3,10 @@
 // transcript). The rows come from the transcript artifact the completion
 // event references; a rebuild reads the same artifacts back, and the
 // artifacts of deleted transcriptions are gone with their redacted events.
-#include "common/crypto.h"
 #include "common/db.h"
-#include "common/log.h"
-#include "common/object_store.h"
 #include "domain/events.h"
 #include "domain/transcript_artifact.h"
+#include "projections/artifact_object.h"
 #include "projections/projection.h"
 #include "projections/segments_projection.h"
 
@@ -61,17 +59,8 @@ class SegmentsProjection final : public Projection {
   }
 
   static void load(pqxx::work& txn, int64_t id, const Json& ref) {
-    const std::string key = ref.at("key").get<std::string>();
-    auto bytes = object_store().get(key);
-    if (!bytes) {
-      // Reads then answer artifact_missing rather than a partial transcript.
-      log::warn("transcript artifact missing", {{"transcription_id", id}, {"key", key}});
-      return;
-    }
-    if (ref.contains("sha256") && crypto::sha256_hex(*bytes) != ref["sha256"].get<std::string>()) {
-      log::error("transcript artifact checksum mismatch", {{"transcription_id", id}, {"key", key}});
-      return;
-    }
+    auto bytes = load_artifact_object(id, ref, "transcript artifact");
+    if (!bytes) return;  // reads then answer artifact_missing rather than a partial transcript
     write_transcript_rows(txn, id, transcript::artifact_from_json(Json::parse(*bytes)));
   }
 };
