@@ -51,6 +51,15 @@ std::string LinkSource::at(int64_t start_ms) const {
   return deep_link(public_url, transcription_id, source, url, start_ms);
 }
 
+std::string LinkSource::at_seconds(double start) const { return at(ms(start)); }
+
+LinkSource LinkSource::of(const Json& transcription, const std::string& public_url) {
+  LinkSource link{public_url, transcription.at("id").get<int64_t>(), transcription.value("source", ""), std::nullopt};
+  if (transcription.contains("url") && transcription["url"].is_string())
+    link.url = transcription["url"].get<std::string>();
+  return link;
+}
+
 EnrichmentState load_enrichment_state(pqxx::transaction_base& txn, int64_t transcription_id) {
   EnrichmentState e;
   auto r = txn.exec_prepared(kState.name, transcription_id);
@@ -114,7 +123,7 @@ Json posting_chapters_json(const EnrichmentState& e, const LinkSource& link) {
   auto variant = [&](const std::vector<enrichment::PostingItem>& items, bool quoted) {
     Json list = Json::array();
     for (const auto& i : items) {
-      const int64_t start_ms = ms(i.start);
+      const int64_t start_ms = ms(i.start);  // the wire's start_ms, and the link's moment
       Json item = {{"start_ms", start_ms}};
       item[quoted ? "insight_title" : "title"] = i.title;
       if (quoted) item["quote"] = i.quote.value_or("");

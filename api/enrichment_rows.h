@@ -19,6 +19,10 @@ struct LinkSource {
   std::string source;              // video_site | platform_url | external_url | upload
   std::optional<std::string> url;  // the link sources' URL
   std::string at(int64_t start_ms) const;
+  std::string at_seconds(double start) const;  // rounded to the millisecond, as the rows store times
+  // Where the links of the transcription `transcription` (its JSON, as
+  // api/transcription_view.h renders it) point.
+  static LinkSource of(const Json& transcription, const std::string& public_url);
 };
 
 struct EnrichmentState {

@@ -74,8 +74,7 @@ std::optional<Json> result_body(pqxx::transaction_base& txn, int64_t account_id,
   // from enrichment's (api/enrichment_rows.h). Before completion there is no
   // content and every array is empty.
   const bool completed = (*body).value("status", "") == "completed";
-  LinkSource link{o.public_url, id, (*body).value("source", ""), std::nullopt};
-  if ((*body).contains("url") && (*body)["url"].is_string()) link.url = (*body)["url"].get<std::string>();
+  const LinkSource link = LinkSource::of(*body, o.public_url);
   EnrichmentState enrichment;
   if (completed) enrichment = load_enrichment_state(txn, id);
   Json included = Json::array();

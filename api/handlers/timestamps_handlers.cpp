@@ -37,8 +37,7 @@ Target load_target(pqxx::transaction_base& txn, const RequestContext& ctx, int64
   t.status = (*body)["status"].get<std::string>();
   if ((*body)["title"].is_string()) t.title = (*body)["title"].get<std::string>();
   if ((*body)["duration_seconds"].is_number()) t.duration_seconds = (*body)["duration_seconds"].get<double>();
-  t.link = {ctx.services.config.public_url, id, (*body).value("source", ""), std::nullopt};
-  if ((*body).contains("url") && (*body)["url"].is_string()) t.link.url = (*body)["url"].get<std::string>();
+  t.link = LinkSource::of(*body, ctx.services.config.public_url);
   return t;
 }
 
@@ -58,16 +57,14 @@ std::vector<posting::Item> cache_items(const Json& cache, const std::string& var
                      : variant == "clips"      ? p.clips
                                                : p.quoted_sections;
   std::vector<posting::Item> items;
-  for (const auto& i : list)
-    items.push_back({i.start, i.title, i.quote, std::nullopt, link.at(static_cast<int64_t>(i.start * 1000 + 0.5))});
+  for (const auto& i : list) items.push_back({i.start, i.title, i.quote, std::nullopt, link.at_seconds(i.start)});
   return items;
 }
 
 std::vector<posting::Item> row_items(const std::vector<TimedRow>& rows, const LinkSource& link) {
   std::vector<posting::Item> items;
   for (const auto& r : rows)
-    items.push_back({r.start_seconds, r.title, std::nullopt, r.summary,
-                     link.at(static_cast<int64_t>(r.start_seconds * 1000 + 0.5))});
+    items.push_back({r.start_seconds, r.title, std::nullopt, r.summary, link.at_seconds(r.start_seconds)});
   return items;
 }
 
@@ -169,16 +166,17 @@ Response RegenerateTimestampsHandler::handle(RequestContext& ctx) {
   // Refused (404, 409, 429) before any work; decided again at the append.
   const transcription::State checked = commands::check_regeneration(ctx.db(), caller, id);
 
+  Target target;
   transcript::TranscriptArtifact transcript;
   std::vector<enrichment::Section> sections;
   EnrichmentState state;
   {
     pqxx::read_transaction txn(ctx.db());
+    target = load_target(txn, ctx, id);
     state = load_enrichment_state(txn, id);
     transcript = load_transcript(txn, id);
-    if (auto body = load_transcription(txn, ctx.caller().account_id, id);
-        body && (*body)["duration_seconds"].is_number())
-      transcript.duration_seconds = (*body)["duration_seconds"].get<double>();
+    // The recording's length, not only its last segment's end.
+    if (target.duration_seconds > 0) transcript.duration_seconds = target.duration_seconds;
     if (state.present && state.state == "ok") sections = load_sections(txn, id, transcript);
   }
   ctx.release_db();
@@ -187,7 +185,8 @@ Response RegenerateTimestampsHandler::handle(RequestContext& ctx) {
     // The completion's enrichment is missing (or its sections do not match
     // the transcript): compute all of it again, so /result recovers too.
     auto full = enrichment::enrich_transcript(transcript);
-    full.posting = enrichment::posting_chapters(transcript, full.sections, prompt);
+    // Without a prompt, enrich() already made the very cache posting_chapters() would.
+    if (prompt) full.posting = enrichment::posting_chapters(transcript, full.sections, prompt);
     full.posting.refine_prompt = prompt;
     refs["enrichment"] = enrichment::store_artifact(id, checked.attempt, full);
     refs["posting"] = enrichment::store_posting(id, full.posting);
@@ -198,14 +197,12 @@ Response RegenerateTimestampsHandler::handle(RequestContext& ctx) {
   }
   const auto recorded =
       commands::record_regeneration(ctx.services.store, ctx.db(), caller, id, checked.attempt, prompt, refs);
-  LinkSource link;
   {
+    // The cache as the append's projection wrote it, with its generated_at.
     pqxx::read_transaction txn(ctx.db());
-    Target target = load_target(txn, ctx, id);
-    link = target.link;
     state = load_enrichment_state(txn, id);
   }
-  const Json cache = posting_chapters_json(state, link);
+  const Json cache = posting_chapters_json(state, target.link);
   return Response::json(
       200,
       {{"regenerated", true},
