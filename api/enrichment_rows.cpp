@@ -20,9 +20,13 @@ const db::Statement kSections{"enrichment_rows.sections",
                               "select id, section_index, title, summary, start_ms, end_ms, segment_count "
                               "from sections where transcription_id = $1 order by section_index limit $2"};
 const db::Statement kQna{"enrichment_rows.qna",
-                         "select question, answer, citations::text, answer_citations::text from qna "
-                         "where transcription_id = $1 and (source = 'system' or $2) "
-                         "order by source = 'system' desc, qna_index limit $3"};
+                         "select qna_index, question, answer, citations::text, answer_citations::text from qna "
+                         "where transcription_id = $1 and source = 'system' order by qna_index limit $2"};
+// Entries saved by POST .../ask (projections/asks_projection.cpp), oldest first.
+const db::Statement kAsked{"enrichment_rows.asked",
+                           "select id, question, answer, citations::text, "
+                           "to_char(asked_at at time zone 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"') from asks "
+                           "where transcription_id = $1 order by asked_at, id limit $2"};
 const db::Statement kSegments{"enrichment_rows.segments",
                               "select id, start_ms, end_ms, speaker, text from segments "
                               "where transcription_id = $1 order by segment_index"};
@@ -108,11 +112,27 @@ Json sections_json(pqxx::transaction_base& txn, const LinkSource& link, int limi
 
 Json qna_json(pqxx::transaction_base& txn, const LinkSource& link, const std::string& qna_source, int limit) {
   Json out = Json::array();
-  for (const auto& r : txn.exec_prepared(kQna.name, link.transcription_id, qna_source == "all", limit))
-    out.push_back({{"question", r[0].c_str()},
-                   {"answer", r[1].c_str()},
-                   {"citations", citations_with_links(Json::parse(r[2].c_str()), link)},
-                   {"answer_citations", citations_with_links(Json::parse(r[3].c_str()), link)}});
+  for (const auto& r : txn.exec_prepared(kQna.name, link.transcription_id, limit)) {
+    const int index = r[0].as<int>();
+    // Stable across rebuilds, like chapter ids; asked entries' ids are far above.
+    out.push_back({{"id", link.transcription_id * 100 + index},
+                   {"source", "system"},
+                   {"question", r[1].c_str()},
+                   {"answer", r[2].c_str()},
+                   {"citations", citations_with_links(Json::parse(r[3].c_str()), link)},
+                   {"answer_citations", citations_with_links(Json::parse(r[4].c_str()), link)}});
+  }
+  if (qna_source != "all" || static_cast<int>(out.size()) >= limit) return out;
+  for (const auto& r : txn.exec_prepared(kAsked.name, link.transcription_id, limit - static_cast<int>(out.size()))) {
+    const Json cited = citations_with_links(Json::parse(r[3].c_str()), link);
+    out.push_back({{"id", r[0].as<int64_t>()},
+                   {"source", "user"},
+                   {"question", r[1].c_str()},
+                   {"answer", r[2].c_str()},
+                   {"citations", cited},
+                   {"answer_citations", cited},
+                   {"asked_at", r[4].c_str()}});
+  }
   return out;
 }
 

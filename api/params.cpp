@@ -109,6 +109,32 @@ std::optional<std::string> JsonBody::string(const std::string& field, bool requi
   return s;
 }
 
+std::optional<std::string> JsonBody::trimmed_text(const std::string& field, bool required, std::size_t min_chars,
+                                                  std::size_t max_chars) const {
+  auto raw = string(field, required);
+  if (!raw) return raw;
+  const std::string s(trim(*raw));
+  const std::size_t n = utf8_length(s);
+  if (n < min_chars || n > max_chars)
+    throw Error::invalid(field, field + " must be " + std::to_string(min_chars) + "-" + std::to_string(max_chars) +
+                                    " characters after trimming blanks");
+  return s;
+}
+
+std::optional<std::vector<int64_t>> JsonBody::id_array(const std::string& field, std::size_t max_items) const {
+  const Json* v = get(field, false);
+  if (!v || v->is_null()) return std::nullopt;
+  const std::string bad =
+      field + " must be an array of at most " + std::to_string(max_items) + " ids, each an integer >= 1";
+  if (!v->is_array() || v->size() > max_items) throw Error::invalid(field, bad);
+  std::vector<int64_t> ids;
+  for (const auto& e : *v) {
+    if (!e.is_number_integer() || e.get<int64_t>() < 1) throw Error::invalid(field, bad);
+    ids.push_back(e.get<int64_t>());
+  }
+  return ids;
+}
+
 std::optional<double> JsonBody::number(const std::string& field, bool required, Range range) const {
   const Json* v = get(field, required);
   if (!v) return std::nullopt;

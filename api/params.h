@@ -42,6 +42,12 @@ class JsonBody {
   // Like string(), but the value must be one of `allowed`.
   std::optional<std::string> one_of(const std::string& field, const std::vector<std::string>& allowed,
                                     bool required = false) const;
+  // Free text with surrounding blanks trimmed, `min_chars`-`max_chars`
+  // characters (code points, not bytes) after trimming; valid UTF-8.
+  std::optional<std::string> trimmed_text(const std::string& field, bool required, std::size_t min_chars,
+                                          std::size_t max_chars) const;
+  // An array of 0-`max_items` ids, each an integer >= 1 (duplicates kept).
+  std::optional<std::vector<int64_t>> id_array(const std::string& field, std::size_t max_items) const;
   const Json& raw() const { return value_; }
 
  private:

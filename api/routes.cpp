@@ -42,6 +42,10 @@ void register_routes(ApiApp& app) {
   authed("GET", "/api/v1/transcriptions/{id}/words", WordsHandler::handle);
   authed("GET", "/api/v1/transcriptions/{id}/search", TranscriptionSearchHandler::handle);
   authed("GET", "/api/v1/search", SearchHandler::handle);
+  authed("POST", "/api/v1/transcriptions/{id}/ask", AskTranscriptionHandler::handle);
+  authed("DELETE", "/api/v1/transcriptions/{id}/ask/{qnaId}", DeleteTranscriptionAskHandler::handle);
+  authed("POST", "/api/v1/ask", AskLibraryHandler::handle);
+  authed("DELETE", "/api/v1/ask/{qnaId}", DeleteLibraryAskHandler::handle);
   authed("GET", "/api/v1/webhooks", GetWebhookHandler::handle);
   authed("POST", "/api/v1/webhooks", RegisterWebhookHandler::handle);
   authed("DELETE", "/api/v1/webhooks", DeleteWebhookHandler::handle);

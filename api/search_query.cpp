@@ -130,13 +130,9 @@ SearchHit hit_of(const pqxx::row& r) {
   return h;
 }
 
-// libpqxx 6 has no conversion for vectors; a PostgreSQL array literal of
-// integers needs no quoting.
 std::optional<std::string> array_literal(const std::optional<std::vector<int64_t>>& ids) {
   if (!ids) return std::nullopt;
-  std::string out = "{";
-  for (std::size_t i = 0; i < ids->size(); ++i) out += (i ? "," : "") + std::to_string((*ids)[i]);
-  return out + "}";
+  return db::int_array_literal(*ids);
 }
 
 // `q` when it is two characters (code points) long: the bigram parameter.

@@ -14,90 +14,17 @@
 #include "domain/limits.h"
 #include "enrichment/artifact_store.h"
 #include "enrichment/enricher.h"
+#include "tests/completed_transcription.h"
 #include "tests/pg_fixture.h"
 
 namespace scribe::commands {
 namespace {
 
-// Four clearly different topics, five sentences each, a sentence every 6 s.
-transcript::TranscriptArtifact topical_transcript(pqxx::connection& conn) {
-  const std::vector<std::vector<std::string>> topics = {
-      {"The bees gather nectar from the clover fields every morning.",
-       "A healthy hive keeps its queen warm through the winter.", "Beekeepers smoke the hive to calm the bees.",
-       "Honey is harvested from the frames at the end of summer.", "The bees build wax combs in a hexagonal pattern."},
-      {"The volcano erupted and sent ash across the valley.", "Magma rises through cracks in the crust of the earth.",
-       "Lava flows cooled into black basalt rock near the volcano.",
-       "Scientists measure the gas coming out of the volcano crater.",
-       "An eruption can change the weather for a whole year."},
-      {"The chess player opened with the queen's gambit.", "Each chess piece moves in its own pattern on the board.",
-       "A good chess player controls the center of the board early.",
-       "The knight jumped over the pawns to attack the rook.", "Checkmate ended the chess game after forty moves."},
-      {"The bread dough must rise for two hours in a warm kitchen.",
-       "Sourdough bread uses a starter of flour and water.", "Knead the dough until the bread feels smooth.",
-       "Bake the bread in a hot oven until the crust is brown.", "Fresh bread smells wonderful in the morning."}};
-  transcript::TranscriptArtifact t;
-  t.language = "en";
-  t.engine = "test";
-  double at = 0;
-  pqxx::work txn(conn);
-  for (const auto& topic : topics)
-    for (const auto& sentence : topic) {
-      transcript::ArtifactSegment s;
-      s.id = txn.exec("select nextval('segment_ids')")[0][0].as<int64_t>();
-      s.start = at;
-      s.end = at + 5.5;
-      s.speaker = "SPEAKER_00";
-      s.text = sentence;
-      t.segments.push_back(std::move(s));
-      at += 6;
-    }
-  txn.commit();
-  t.duration_seconds = at;
-  return t;
-}
-
 class EnrichmentCommands : public testing::PgTest {
  protected:
-  struct Completed {
-    int64_t id = 0;
-    Caller caller;
-    transcript::TranscriptArtifact transcript;
-    enrichment::EnrichmentArtifact enrichment;
-  };
-
-  // A completed transcription whose completion carries `enrichment_ref`:
-  // the real enrichment (default), none ("failed"), or one naming an object
-  // that is not there ("missing").
+  using Completed = testing::Completed;
   static Completed completed(pqxx::connection& conn, const std::string& kind = "real") {
-    Completed c;
-    const int64_t account =
-        open_account(store(), conn, unique("enrich") + "@example.com", plans::Tier::Free, {"test", ""});
-    deposit(store(), conn, account, 10'000'000, "test", {"test", ""});
-    c.caller = Caller{account, std::nullopt, std::nullopt, {"test", ""}};
-    transcription::Request r;
-    r.source = "upload";
-    r.upload_id = "upl_" + unique("e");
-    r.original_filename = "talk.wav";
-    r.duration_seconds = 120;
-    c.id = create(store(), conn, c.caller, r).transcription_id;
-    c.transcript = topical_transcript(conn);
-    const std::string bytes = transcript::to_json(c.transcript).dump();
-    const std::string digest = crypto::sha256_hex(bytes);
-    const std::string key = transcript::artifact_key(c.id, 1, digest);
-    object_store().put(key, bytes);
-    Completion done;
-    done.duration_seconds = c.transcript.duration_seconds;
-    done.artifacts = {{"transcript", {{"key", key}, {"sha256", digest}}}};
-    if (kind == "real") {
-      c.enrichment = enrichment::enrich_transcript(c.transcript);
-      done.artifacts["enrichment"] = enrichment::store_artifact(c.id, 1, c.enrichment);
-    } else if (kind == "failed") {
-      done.artifacts["enrichment"] = {{"error", "enrichment_failed"}};
-    } else {
-      done.artifacts["enrichment"] = {{"key", transcript::transcription_prefix(c.id) + "gone.json"}, {"sha256", "00"}};
-    }
-    EXPECT_TRUE(complete_attempt(store(), conn, c.id, 1, done, {"worker", ""}));
-    return c;
+    return testing::completed_transcription(conn, kind);
   }
 
   static int64_t count(pqxx::connection& conn, const std::string& table, int64_t id) {

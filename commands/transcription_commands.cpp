@@ -1,5 +1,6 @@
 #include "commands/transcription_commands.h"
 
+#include "commands/ask_commands.h"
 #include "commands/retry_on_conflict.h"
 #include "common/crypto.h"
 #include "common/db.h"
@@ -191,6 +192,7 @@ void remove(const eventstore::EventStore& store, pqxx::connection& conn, const C
         auto tr = transcription::fold(eventstore::EventStore::read_stream(txn, sid));
         if (!tr.exists || tr.deleted || tr.account_id != caller.account_id) throw Error::not_found("transcription");
         auto acc = load_account(txn, caller.account_id);
+        const auto asked = answers_about(txn, transcription_id);
         std::vector<eventstore::StreamAppend> appends;
         std::vector<eventstore::NewEvent> tev = {transcription::deleted(tr)};
         stamp(tev, caller.meta);
@@ -211,6 +213,8 @@ void remove(const eventstore::EventStore& store, pqxx::connection& conn, const C
           out["redacted"] = true;
           return out;
         });
+        // Questions asked about it quote it: their text goes too.
+        redact_answers(txn, asked);
         eventstore::EventStore::commit(txn);
         // Stored objects go after the commit: a crash in between leaves files
         // nothing refers to, never a transcript that refers to nothing. The

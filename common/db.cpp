@@ -88,4 +88,13 @@ void listen_until(const std::string& url, const std::string& channel, const std:
   }
 }
 
+std::string int_array_literal(const std::vector<int64_t>& ids) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (i) out += ',';
+    out += std::to_string(ids[i]);
+  }
+  return out + "}";
+}
+
 }  // namespace scribe::db

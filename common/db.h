@@ -32,6 +32,11 @@ std::unique_ptr<pqxx::connection> open_connection(const std::string& url, bool p
 void listen_until(const std::string& url, const std::string& channel, const std::string& what,
                   const std::atomic<bool>& stop, const std::function<void()>& on_notify);
 
+// A PostgreSQL array literal of integers ("{1,2,3}") for a bigint[]
+// parameter: libpqxx 6 has no conversion for vectors, and integers need no
+// quoting.
+std::string int_array_literal(const std::vector<int64_t>& ids);
+
 class Pool;
 
 // A connection borrowed from the pool; returned when the lease goes away.

@@ -62,3 +62,17 @@ inline constexpr const char* kWebhookTestRequested = "WebhookTestRequested";
 // {account_id, key_id, webhook_id, message}
 
 }  // namespace scribe::events
+
+namespace scribe::events {
+
+// Ask (domain/ask.h). Allowance stream `asks-<account_id>`: one per saved
+// answer, never redacted, so a redacted entry still counts.
+inline constexpr const char* kQuestionAsked = "QuestionAsked";
+// {account_id, qna_id, transcription_id|null, key_id|null, asked_at}
+// Entry stream `qna-<qna_id>`: the saved question and answer, then, on
+// DELETE, its redaction (after which every event of the stream keeps ids only).
+inline constexpr const char* kQuestionAnswered = "QuestionAnswered";
+// {qna_id, account_id, transcription_id|null, key_id|null, question, answer, citations[], model, asked_at}
+inline constexpr const char* kQuestionRedacted = "QuestionRedacted";  // {qna_id, account_id, transcription_id|null}
+
+}  // namespace scribe::events

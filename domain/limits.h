@@ -49,6 +49,12 @@ inline constexpr int kWebhookRetryDelaysSeconds[] = {60, 300, 1800, 10800, 43200
 inline constexpr int kSignatureToleranceSeconds = 300;
 inline constexpr int kRegenerationsPerTranscription = 10;  // reset when an attempt completes
 inline constexpr int kRefinePromptMaxLength = 200;         // characters; longer prompts are truncated
+inline constexpr int kAskQuestionMaxChars = 500;           // code points, after trimming blanks
+inline constexpr int kAskTopKMin = 10;
+inline constexpr int kAskTopKMax = 100;
+inline constexpr int kAskTopKDefault = 60;
+inline constexpr int kAskMaxTranscriptionIds = 50;
+inline constexpr int kAskBudgetSeconds = 75;  // beyond it: 500 internal_error naming qna_timeout, nothing saved
 
 // Not in the spec's table; our own decisions, documented in the OpenAPI document.
 inline constexpr std::size_t kMaxJsonBodyBytes = 1 << 20;  // 413 above this

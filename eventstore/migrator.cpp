@@ -12,6 +12,7 @@ int migrate(pqxx::connection& conn) {
   {
     pqxx::work txn(conn);
     txn.exec("create extension if not exists pg_trgm");
+    txn.exec("create extension if not exists btree_gin");
     txn.exec(
         "create table if not exists schema_migrations (version int primary key, name text not null, "
         "checksum text not null, applied_at timestamptz not null default now())");

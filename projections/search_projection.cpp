@@ -1,4 +1,4 @@
-// Writes the `search_segments` table (inline, in the completing transaction,
+// Writes the `search_segments` and `search_stats` tables (inline, in the completing transaction,
 // so a transcription is searchable the moment it reads as completed). It runs
 // after the transcriptions and segments projections (see registry.cpp), so on
 // TranscriptionCompleted the segments of that transcription are already in
@@ -17,6 +17,12 @@ namespace scribe::projections {
 namespace {
 
 const db::Statement kDelete{"search_segments.delete", "delete from search_segments where transcription_id = $1"};
+const db::Statement kDeleteStats{"search_stats.delete", "delete from search_stats where transcription_id = $1"};
+// BM25's collection counts (api/ask_retrieval.h), from the rows just copied.
+const db::Statement kStats{"search_stats.insert",
+                           "insert into search_stats(transcription_id, account_id, segments, lexemes) "
+                           "select transcription_id, min(account_id), count(*), coalesce(sum(length(terms)), 0) "
+                           "from search_segments where transcription_id = $1 group by transcription_id"};
 const db::Statement kCopy{
     "search_segments.copy",
     "insert into search_segments(segment_id, transcription_id, account_id, transcription_created_at, start_ms, "
@@ -28,7 +34,7 @@ const db::Statement kCopy{
 class SearchProjection final : public Projection {
  public:
   std::string name() const override { return "search"; }
-  std::vector<std::string> tables() const override { return {"search_segments"}; }
+  std::vector<std::string> tables() const override { return {"search_segments", "search_stats"}; }
   bool is_inline() const override { return true; }
 
   void apply(pqxx::work& txn, const eventstore::RecordedEvent& e) override {
@@ -39,7 +45,11 @@ class SearchProjection final : public Projection {
     // A completion replaces whatever an earlier attempt left (there should be
     // nothing, as a retry clears it, but replays must not trip on it).
     txn.exec_prepared(kDelete.name, id);
-    if (e.type == events::kTranscriptionCompleted) txn.exec_prepared(kCopy.name, id);
+    txn.exec_prepared(kDeleteStats.name, id);
+    if (e.type == events::kTranscriptionCompleted) {
+      txn.exec_prepared(kCopy.name, id);
+      txn.exec_prepared(kStats.name, id);
+    }
   }
 };
 

@@ -62,6 +62,18 @@ struct TimestampsHandler {
 struct RegenerateTimestampsHandler {
   static Response handle(RequestContext& ctx);
 };  // POST .../{id}/timestamps/regenerate
+struct AskTranscriptionHandler {
+  static Response handle(RequestContext& ctx);
+};  // POST .../{id}/ask
+struct AskLibraryHandler {
+  static Response handle(RequestContext& ctx);
+};  // POST /api/v1/ask
+struct DeleteTranscriptionAskHandler {
+  static Response handle(RequestContext& ctx);
+};  // DELETE .../{id}/ask/{qnaId}
+struct DeleteLibraryAskHandler {
+  static Response handle(RequestContext& ctx);
+};  // DELETE /api/v1/ask/{qnaId}
 struct SearchHandler {
   static Response handle(RequestContext& ctx);
 };  // GET /api/v1/search

@@ -295,7 +295,11 @@ function checkQna(fx, qna) {
   assert.ok(Array.isArray(qna));
   const sentences = (t) => norm(t).split(/(?<=[.?!])\s+/).filter(Boolean);
   for (const [i, q] of qna.entries()) {
-    assert.deepEqual(Object.keys(q).sort(), ['answer', 'answer_citations', 'citations', 'question'], `qna ${i}`);
+    assert.deepEqual(Object.keys(q).sort(), ['answer', 'answer_citations', 'citations', 'id', 'question', 'source'],
+      `qna ${i}`);
+    // System entries: id transcription_id * 100 + index, stable across rebuilds.
+    assert.equal(q.source, 'system', `qna ${i}`);
+    assert.equal(q.id, fx.id * 100 + i, `qna ${i}`);
     assert.ok(norm(q.question).length > 0);
     assert.match(norm(q.question), /\?$/, `qna ${i}: the question is not a question: ${q.question}`);
     // Extractive: every sentence of the answer is transcript text.

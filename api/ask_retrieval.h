@@ -1,0 +1,44 @@
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <pqxx/pqxx>
+#include <string>
+#include <vector>
+
+#include "enrichment/answering.h"
+
+// The database half of an ask: the question's lexemes, the segments of the
+// scope that hold any of them (from search_segments' `terms`, through the
+// (account_id, terms) GIN index for the library), and the collection counts
+// BM25 needs (search_stats). enrichment/answering.h does the rest.
+namespace scribe::api {
+
+struct AskScope {
+  int64_t account_id = 0;
+  std::optional<int64_t> transcription_id;                // one transcription (POST .../{id}/ask)
+  std::optional<std::vector<int64_t>> transcription_ids;  // the library ask's filter; others' ids match nothing
+};
+
+struct Retrieved {
+  std::vector<std::string> terms;
+  std::vector<enrichment::AskSegment> segments;
+  enrichment::Collection collection;
+};
+
+// A library ask fetches every segment holding a term found in at most this
+// many of the account's segments; commoner terms are still scored in what
+// was fetched (their frequencies are counted apart), and when every term is
+// commoner, the rarest one fetches at most this many segments.
+inline constexpr int kLibraryFetchMaxSegments = 20000;
+
+Retrieved retrieve(pqxx::transaction_base& txn, const AskScope& scope, const std::string& question);
+
+// The section of `transcription_id` that holds the moment (the last one
+// starting at or before it); nullopt when the transcription has none.
+struct CitedSection {
+  int64_t id = 0;
+  std::string title;
+};
+std::optional<CitedSection> section_at(pqxx::transaction_base& txn, int64_t transcription_id, int64_t start_ms);
+
+}  // namespace scribe::api

@@ -1,0 +1,191 @@
+// POST /api/v1/transcriptions/{id}/ask, POST /api/v1/ask and the two DELETEs
+// of a saved entry: questions answered from the transcript with cited
+// moments (retrieval in api/ask_retrieval.h, the answer in
+// enrichment/answering.h), metered by the Q&A allowance (commands/ask_commands.h),
+// never by the wallet.
+#include <chrono>
+#include <map>
+
+#include "api/ask_retrieval.h"
+#include "api/caller.h"
+#include "api/enrichment_rows.h"
+#include "api/handlers/handlers.h"
+#include "api/params.h"
+#include "api/services.h"
+#include "api/transcription_view.h"
+#include "commands/ask_commands.h"
+#include "common/error.h"
+#include "domain/limits.h"
+
+namespace scribe::api {
+namespace {
+
+// What answers: extractive, from the retrieved segments.
+constexpr const char* kModel = "extractive-bm25";
+
+struct AskRequest {
+  std::string question;
+  int top_k = limits::kAskTopKDefault;
+  std::optional<std::vector<int64_t>> transcription_ids;
+};
+
+AskRequest parse_request(RequestContext& ctx, bool library) {
+  auto b = JsonBody::parse(ctx.req);
+  AskRequest r;
+  r.question = *b.trimmed_text("question", true, 1, limits::kAskQuestionMaxChars);
+  r.top_k = static_cast<int>(
+      b.integer("top_k", false, {limits::kAskTopKMin, limits::kAskTopKMax}).value_or(limits::kAskTopKDefault));
+  if (library) r.transcription_ids = b.id_array("transcription_ids", limits::kAskMaxTranscriptionIds);
+  else if (b.has("transcription_ids"))
+    throw Error::invalid("transcription_ids",
+                         "transcription_ids belongs to POST /api/v1/ask; this ask is about one "
+                         "transcription");
+  return r;
+}
+
+Json nullable(const std::optional<int>& n) { return n ? Json(*n) : Json(nullptr); }
+// The allowance left when nothing is counted (a no_answer): one more than
+// after an ask.
+Json unchanged(const std::optional<int>& after) { return after ? Json(*after + 1) : Json(nullptr); }
+
+// Beyond the budget nothing is saved or counted (the spec's qna_timeout).
+void check_budget(std::chrono::steady_clock::time_point started) {
+  if (std::chrono::steady_clock::now() - started > std::chrono::seconds(limits::kAskBudgetSeconds))
+    throw Error("internal_error",
+                "qna_timeout: the answer took longer than the " + std::to_string(limits::kAskBudgetSeconds) +
+                    " s budget; retry the question",
+                {{"reason", "qna_timeout"}});
+}
+
+struct Answered {
+  enrichment::Answer answer;
+  Json citations = Json::array();  // the response's
+  Json stored = Json::array();     // the entry's (times in ms, no URL)
+};
+
+// Retrieval, the answer, and its citations with sections, titles and links.
+// `library`: a citation's title is its transcript's; otherwise its section's.
+Answered answer(RequestContext& ctx, const AskScope& scope, const AskRequest& r, bool library) {
+  Answered out;
+  pqxx::read_transaction txn(ctx.db());
+  const Retrieved found = retrieve(txn, scope, r.question);
+  out.answer = enrichment::answer_question(found.terms, found.segments, found.collection, {r.top_k, 3});
+  if (out.answer.no_answer) return out;
+  std::map<int64_t, Json> transcriptions;
+  for (const auto& c : out.answer.citations) {
+    const auto& seg = found.segments[c.segment];
+    auto it = transcriptions.find(seg.transcription_id);
+    if (it == transcriptions.end()) {
+      auto body = load_transcription(txn, scope.account_id, seg.transcription_id);
+      if (!body) throw Error("internal_error", "a cited transcription could not be read; retry");
+      it = transcriptions.emplace(seg.transcription_id, std::move(*body)).first;
+    }
+    const LinkSource link = LinkSource::of(it->second, ctx.services.config.public_url);
+    const auto section = section_at(txn, seg.transcription_id, seg.start_ms);
+    std::string title;
+    if (library)
+      title = it->second.value("title", Json(nullptr)).is_string() ? it->second["title"].get<std::string>() : "";
+    else if (section) title = section->title;
+    const Json section_id = section ? Json(section->id) : Json(nullptr);
+    out.citations.push_back({{"marker", c.marker},
+                             {"section_id", section_id},
+                             {"transcription_id", seg.transcription_id},
+                             {"title", title},
+                             {"start_seconds", seg.start_ms / 1000.0},
+                             {"url", link.at(seg.start_ms)},
+                             {"quote", c.quote}});
+    out.stored.push_back({{"marker", c.marker},
+                          {"section_id", section_id},
+                          {"transcription_id", seg.transcription_id},
+                          {"title", title},
+                          {"start_ms", seg.start_ms},
+                          {"quote", c.quote}});
+  }
+  return out;
+}
+
+int64_t qna_id_param(RequestContext& ctx) { return ctx.id_param("qnaId", "Q&A entry"); }
+
+}  // namespace
+
+Response AskTranscriptionHandler::handle(RequestContext& ctx) {
+  const auto started = std::chrono::steady_clock::now();
+  const int64_t id = ctx.id_param("id", "transcription");
+  const AskRequest r = parse_request(ctx, false);
+  const commands::Caller caller = caller_of(ctx);
+  // Refused (404, 409, 429) before any work; decided again at the append.
+  const auto checked = commands::check_ask(ctx.db(), caller, id);
+  AskScope scope{caller.account_id, id, std::nullopt};
+  Answered a = answer(ctx, scope, r, false);
+  check_budget(started);
+  if (a.answer.no_answer) {
+    return Response::json(200, {{"answer", ""},
+                                {"no_answer", true},
+                                {"citations", Json::array()},
+                                {"qna_id", nullptr},
+                                {"remaining_per_transcript", unchanged(checked.remaining.per_transcript)},
+                                {"remaining_per_day", unchanged(checked.remaining.per_day)},
+                                {"model", kModel}});
+  }
+  ask::Entry entry;
+  entry.transcription_id = id;
+  entry.question = r.question;
+  entry.answer = a.answer.answer;
+  entry.citations = a.stored;
+  entry.model = kModel;
+  const auto recorded = commands::record_answer(ctx.services.store, ctx.db(), caller, std::move(entry));
+  return Response::json(200, {{"answer", a.answer.answer},
+                              {"no_answer", false},
+                              {"citations", a.citations},
+                              {"qna_id", recorded.qna_id},
+                              {"remaining_per_transcript", nullable(recorded.remaining.per_transcript)},
+                              {"remaining_per_day", nullable(recorded.remaining.per_day)},
+                              {"model", kModel}});
+}
+
+Response AskLibraryHandler::handle(RequestContext& ctx) {
+  const auto started = std::chrono::steady_clock::now();
+  const AskRequest r = parse_request(ctx, true);
+  const commands::Caller caller = caller_of(ctx);
+  const auto checked = commands::check_ask(ctx.db(), caller, std::nullopt);
+  AskScope scope{caller.account_id, std::nullopt, r.transcription_ids};
+  Answered a = answer(ctx, scope, r, true);
+  check_budget(started);
+  if (a.answer.no_answer) {
+    return Response::json(200, {{"answer", ""},
+                                {"no_answer", true},
+                                {"citations", Json::array()},
+                                {"qna_id", nullptr},
+                                {"remaining_today", unchanged(checked.remaining.per_day)},
+                                {"saved", false},
+                                {"model", kModel}});
+  }
+  ask::Entry entry;
+  entry.question = r.question;
+  entry.answer = a.answer.answer;
+  entry.citations = a.stored;
+  entry.model = kModel;
+  const auto recorded = commands::record_answer(ctx.services.store, ctx.db(), caller, std::move(entry));
+  return Response::json(200, {{"answer", a.answer.answer},
+                              {"no_answer", false},
+                              {"citations", a.citations},
+                              {"qna_id", recorded.qna_id},
+                              {"remaining_today", nullable(recorded.remaining.per_day)},
+                              {"saved", true},
+                              {"model", kModel}});
+}
+
+Response DeleteTranscriptionAskHandler::handle(RequestContext& ctx) {
+  const int64_t id = ctx.id_param("id", "transcription");
+  const int64_t qna_id = qna_id_param(ctx);
+  commands::redact_answer(ctx.services.store, ctx.db(), caller_of(ctx), qna_id, id);
+  return Response::json(200, {{"id", qna_id}, {"redacted", true}});
+}
+
+Response DeleteLibraryAskHandler::handle(RequestContext& ctx) {
+  const int64_t qna_id = qna_id_param(ctx);
+  commands::redact_answer(ctx.services.store, ctx.db(), caller_of(ctx), qna_id, std::nullopt);
+  return Response::json(200, {{"id", qna_id}, {"redacted", true}});
+}
+
+}  // namespace scribe::api

@@ -1,0 +1,128 @@
+#include "commands/ask_commands.h"
+
+#include "commands/account_commands.h"
+#include "commands/retry_on_conflict.h"
+#include "common/db.h"
+#include "common/error.h"
+#include "domain/transcription.h"
+
+namespace scribe::commands {
+namespace {
+
+const db::Statement kNextAskId{"commands.next_ask_id", "select nextval('ask_ids')"};
+const db::Statement kSystemQna{
+    "commands.system_qna", "select 1 from qna where transcription_id = $1 and source = 'system' and qna_index = $2"};
+const db::Statement kAnswersAbout{"commands.answers_about", "select id from asks where transcription_id = $1"};
+
+// System Q&A ids are transcription_id * 100 + index (api/enrichment_rows.cpp);
+// asked entries' ids start at this (migrations/055_ask.sql).
+constexpr int64_t kFirstAskedId = 1'000'000'000'000'000;
+
+transcription::State load_transcription(pqxx::transaction_base& txn, const Caller& caller, int64_t id) {
+  auto tr = transcription::fold(eventstore::EventStore::read_stream(txn, transcription::stream_id(id)));
+  if (!tr.exists || tr.deleted || tr.account_id != caller.account_id) throw Error::not_found("transcription");
+  return tr;
+}
+
+struct Decided {
+  ask::State state;
+  ask::Allowance allowance;
+};
+
+// The allowance stream and the plan, read in one snapshot; with a
+// transcription, also that it is the caller's and completed.
+Decided read_state(pqxx::connection& conn, const Caller& caller, std::optional<int64_t> transcription_id) {
+  pqxx::read_transaction txn(conn);
+  if (transcription_id) transcription::require_completed(load_transcription(txn, caller, *transcription_id).status);
+  const auto account = load_account(txn, caller.account_id);
+  return {ask::fold(eventstore::EventStore::read_stream(txn, ask::allowance_stream_id(caller.account_id))),
+          ask::allowance_of(account.plan)};
+}
+
+void redact_entry_stream(pqxx::work& txn, int64_t qna_id) {
+  eventstore::EventStore::redact_stream(txn, ask::entry_stream_id(qna_id),
+                                        [](const std::string&, const Json& data) { return ask::redacted_data(data); });
+}
+
+}  // namespace
+
+AskCheck check_ask(pqxx::connection& conn, const Caller& caller, std::optional<int64_t> transcription_id) {
+  const auto d = read_state(conn, caller, transcription_id);
+  const TimePoint at = now();
+  ask::check(d.state, d.allowance, transcription_id, at);
+  return {d.allowance, ask::remaining_after(d.state, d.allowance, transcription_id, at)};
+}
+
+RecordedAsk record_answer(const eventstore::EventStore& store, pqxx::connection& conn, const Caller& caller,
+                          ask::Entry entry) {
+  int64_t qna_id;
+  {
+    // Drawn outside the appending transaction (see account_commands.cpp).
+    pqxx::nontransaction txn(conn);
+    qna_id = txn.exec_prepared1(kNextAskId.name)[0].as<int64_t>();
+  }
+  entry.qna_id = qna_id;
+  entry.account_id = caller.account_id;
+  entry.key_id = caller.key_id;
+  return retry_on_conflict(
+      [&] {
+        const auto d = read_state(conn, caller, entry.transcription_id);
+        const TimePoint at = now();
+        entry.asked_at = at;
+        auto counted =
+            ask::asked(d.state, d.allowance, caller.account_id, qna_id, entry.transcription_id, caller.key_id, at);
+        auto saved = ask::answered(entry);
+        counted.metadata = caller.meta.to_json();
+        saved.metadata = caller.meta.to_json();
+        store.append_and_commit(conn,
+                                {{ask::allowance_stream_id(caller.account_id),
+                                  eventstore::ExpectedVersion::exact(d.state.version),
+                                  {counted}},
+                                 {ask::entry_stream_id(qna_id), eventstore::ExpectedVersion::no_stream(), {saved}}});
+        return RecordedAsk{qna_id, ask::remaining_after(d.state, d.allowance, entry.transcription_id, at)};
+      },
+      "the account is asking too many questions at once; retry");
+}
+
+void redact_answer(const eventstore::EventStore& store, pqxx::connection& conn, const Caller& caller, int64_t qna_id,
+                   std::optional<int64_t> transcription_id) {
+  if (qna_id < kFirstAskedId) {
+    // A system entry's id names its transcription: forbidden when it is the
+    // caller's (and the one in the path), otherwise nothing of theirs.
+    const int64_t of = qna_id / 100;
+    pqxx::read_transaction txn(conn);
+    if (qna_id > 0 && (!transcription_id || *transcription_id == of)) {
+      load_transcription(txn, caller, of);
+      if (!txn.exec_prepared(kSystemQna.name, of, static_cast<int>(qna_id % 100)).empty())
+        throw Error("forbidden", "system-generated Q&A cannot be deleted; only asked questions can");
+    }
+    throw Error::not_found("Q&A entry");
+  }
+  retry_on_conflict(
+      [&] {
+        pqxx::work txn(conn);
+        const std::string sid = ask::entry_stream_id(qna_id);
+        auto entry = ask::fold_entry(eventstore::EventStore::read_stream(txn, sid));
+        if (!entry || entry->entry.account_id != caller.account_id || entry->entry.transcription_id != transcription_id)
+          throw Error::not_found("Q&A entry");
+        if (entry->redacted) return;  // the same 200 again
+        auto e = ask::redacted(entry->entry);
+        e.metadata = caller.meta.to_json();
+        store.append(txn, sid, eventstore::ExpectedVersion::exact(entry->version), {e});
+        redact_entry_stream(txn, qna_id);
+        eventstore::EventStore::commit(txn);
+      },
+      "the Q&A entry is busy; retry");
+}
+
+std::vector<int64_t> answers_about(pqxx::transaction_base& txn, int64_t transcription_id) {
+  std::vector<int64_t> ids;
+  for (const auto& r : txn.exec_prepared(kAnswersAbout.name, transcription_id)) ids.push_back(r[0].as<int64_t>());
+  return ids;
+}
+
+void redact_answers(pqxx::work& txn, const std::vector<int64_t>& qna_ids) {
+  for (int64_t id : qna_ids) redact_entry_stream(txn, id);
+}
+
+}  // namespace scribe::commands

@@ -1,0 +1,243 @@
+#include "enrichment/answering.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "enrichment/text.h"
+
+namespace scribe::enrichment {
+namespace {
+
+// Okapi BM25's usual constants.
+constexpr double kK1 = 1.2;
+constexpr double kB = 0.75;
+// Speech spreads one point over several segments: a segment's score is its
+// own plus half of what the segments within this many milliseconds of it in
+// the same recording score, and the terms of that window count as covered.
+constexpr int64_t kWindowMs = 20'000;
+constexpr double kNeighbourWeight = 0.5;
+// Further citations come from other moments whose pooled score is at least
+// this share of the best one's, and at least this far from every cited one.
+constexpr double kFurtherCitationShare = 0.6;
+constexpr int64_t kCitationSpacingMs = 30'000;
+// A quote longer than this is cut at a word.
+constexpr std::size_t kQuoteMaxBytes = 400;
+// See no_answer_threshold().
+constexpr double kNoAnswerThreshold = 0.5;
+
+// Lexemes (as the English snowball stemmer writes them) of the words a
+// question about a recording uses whatever it asks: what the speaker "said",
+// "mentioned" or "explained" in the "recording". They say nothing about
+// where the answer is.
+const std::set<std::string, std::less<>> kQuestionFrame = {
+    "accord",   "answer", "ask",   "describ", "discuss", "episod", "explain", "mention", "podcast",
+    "question", "record", "said",  "say",     "speaker", "talk",   "tell",    "told",    "transcript",
+    "video",    "someon", "anyon", "peopl",   "thing",   "kind",   "lot",     "way",     "els"};
+
+double idf(double segments, double df) { return std::log(1.0 + (segments - df + 0.5) / (df + 0.5)); }
+
+int term_count(const AskSegment& s, const std::string& term) {
+  auto it = std::lower_bound(s.terms.begin(), s.terms.end(), term,
+                             [](const std::pair<std::string, int>& p, const std::string& t) { return p.first < t; });
+  return it != s.terms.end() && it->first == term ? it->second : 0;
+}
+
+// The sentences of a segment's text: [begin, end) byte ranges ending after
+// '.', '?' or '!' (or at the end).
+std::vector<std::pair<std::size_t, std::size_t>> sentences(const std::string& text) {
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  std::size_t begin = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if ((c == '.' || c == '?' || c == '!') && (i + 1 == text.size() || text[i + 1] == ' ')) {
+      out.push_back({begin, i + 1});
+      begin = i + 1;
+      while (begin < text.size() && text[begin] == ' ') ++begin;
+      i = begin == 0 ? 0 : begin - 1;
+    }
+  }
+  if (begin < text.size()) out.push_back({begin, text.size()});
+  return out;
+}
+
+// The claim a citation supports: the segment's sentence holding the most
+// query words (by surface word; the stems already chose the segment), or
+// the whole segment when it is one sentence.
+std::string claim(const std::string& text, const std::vector<std::string>& terms) {
+  auto parts = sentences(text);
+  if (parts.size() <= 1) return cut_at_word(text, kQuoteMaxBytes);
+  std::size_t best = 0;
+  int best_hits = -1;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    int hits = 0;
+    for (const auto& w : words(std::string_view(text).substr(parts[i].first, parts[i].second - parts[i].first)))
+      for (const auto& t : terms)
+        if (w.compare(0, t.size(), t) == 0) {
+          ++hits;
+          break;
+        }
+    if (hits > best_hits) best_hits = hits, best = i;
+  }
+  return cut_at_word(text.substr(parts[best].first, parts[best].second - parts[best].first), kQuoteMaxBytes);
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, int>> parse_tsvector(std::string_view text, int* length) {
+  std::map<std::string, int> counts;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && text[i] == ' ') ++i;
+    if (i >= text.size() || text[i] != '\'') break;
+    ++i;
+    std::string lexeme;
+    // A quote inside a lexeme is doubled ('it''s').
+    while (i < text.size()) {
+      if (text[i] == '\'') {
+        if (i + 1 < text.size() && text[i + 1] == '\'') {
+          lexeme += '\'';
+          i += 2;
+          continue;
+        }
+        ++i;
+        break;
+      }
+      if (text[i] == '\\' && i + 1 < text.size()) ++i;
+      lexeme += text[i++];
+    }
+    int n = 1;
+    if (i < text.size() && text[i] == ':') {
+      n = 0;
+      ++i;
+      // Positions: 1,4,7 (each may carry a weight letter, 3A).
+      while (i < text.size() && text[i] != ' ') {
+        if (text[i] == ',') ++n;
+        ++i;
+      }
+      ++n;
+    }
+    counts[lexeme] += n;
+  }
+  std::vector<std::pair<std::string, int>> out(counts.begin(), counts.end());
+  if (length) {
+    *length = 0;
+    for (const auto& [_, n] : out) *length += n;
+  }
+  return out;
+}
+
+std::vector<std::string> query_terms(const std::vector<std::string>& question_lexemes) {
+  std::vector<std::string> out;
+  for (const auto& l : question_lexemes) {
+    if (l.empty() || kQuestionFrame.count(l)) continue;
+    if (std::find(out.begin(), out.end(), l) == out.end()) out.push_back(l);
+  }
+  return out;
+}
+
+double no_answer_threshold() { return kNoAnswerThreshold; }
+
+Answer answer_question(const std::vector<std::string>& terms, const std::vector<AskSegment>& segments,
+                       const Collection& collection, const AskOptions& options) {
+  Answer out;
+  if (terms.empty() || segments.empty()) return out;
+  const double n = std::max(collection.segments, static_cast<double>(segments.size()));
+  const double avgdl = collection.average_length > 0 ? collection.average_length : 1.0;
+
+  // Document frequency within the scope: `segments` holds every segment with
+  // any of the terms, so counting them is exact.
+  std::vector<double> weight(terms.size());
+  std::vector<std::vector<int>> tf(segments.size(), std::vector<int>(terms.size()));
+  double total_weight = 0;
+  for (std::size_t t = 0; t < terms.size(); ++t) {
+    double df = 0;
+    for (std::size_t s = 0; s < segments.size(); ++s)
+      if ((tf[s][t] = term_count(segments[s], terms[t])) > 0) ++df;
+    if (auto known = collection.document_frequency.find(terms[t]); known != collection.document_frequency.end())
+      df = std::max(df, known->second);
+    weight[t] = idf(n, df);
+    total_weight += weight[t];
+  }
+  std::vector<double> own(segments.size());
+  for (std::size_t s = 0; s < segments.size(); ++s) {
+    const double norm = kK1 * (1 - kB + kB * segments[s].length / avgdl);
+    for (std::size_t t = 0; t < terms.size(); ++t)
+      if (tf[s][t] > 0) own[s] += weight[t] * tf[s][t] * (kK1 + 1) / (tf[s][t] + norm);
+  }
+
+  // Windows: per recording in time order, the segments within kWindowMs.
+  std::vector<std::size_t> order(segments.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (segments[a].transcription_id != segments[b].transcription_id)
+      return segments[a].transcription_id < segments[b].transcription_id;
+    return segments[a].start_ms < segments[b].start_ms;
+  });
+  struct Window {
+    std::size_t centre;
+    std::size_t cite;  // the window's segment with the best own score
+    double pooled = 0;
+    double coverage = 0;
+  };
+  std::vector<Window> windows;
+  windows.reserve(order.size());
+  std::size_t lo = 0;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const auto& c = segments[order[k]];
+    while (segments[order[lo]].transcription_id != c.transcription_id ||
+           segments[order[lo]].start_ms < c.start_ms - kWindowMs)
+      ++lo;
+    Window w{order[k], order[k], own[order[k]], 0};
+    std::vector<bool> covered(terms.size());
+    for (std::size_t j = lo; j < order.size(); ++j) {
+      const auto& o = segments[order[j]];
+      if (o.transcription_id != c.transcription_id || o.start_ms > c.start_ms + kWindowMs) break;
+      if (j != k) w.pooled += kNeighbourWeight * own[order[j]];
+      if (own[order[j]] > own[w.cite]) w.cite = order[j];
+      for (std::size_t t = 0; t < terms.size(); ++t)
+        if (tf[order[j]][t] > 0) covered[t] = true;
+    }
+    double got = 0;
+    for (std::size_t t = 0; t < terms.size(); ++t)
+      if (covered[t]) got += weight[t];
+    w.coverage = total_weight > 0 ? got / total_weight : 0;
+    windows.push_back(w);
+  }
+  std::sort(windows.begin(), windows.end(), [](const Window& a, const Window& b) {
+    if (a.pooled != b.pooled) return a.pooled > b.pooled;
+    return a.centre < b.centre;
+  });
+  if (static_cast<int>(windows.size()) > options.top_k) windows.resize(options.top_k);
+
+  const Window& best = windows.front();
+  out.confidence = best.coverage;
+  if (best.pooled <= 0 || out.confidence < kNoAnswerThreshold) return out;
+
+  out.no_answer = false;
+  std::vector<std::size_t> cited;
+  for (const auto& w : windows) {
+    if (static_cast<int>(cited.size()) >= options.max_citations) break;
+    if (!cited.empty() && w.pooled < kFurtherCitationShare * best.pooled) break;
+    if (w.coverage < kNoAnswerThreshold) continue;
+    const auto& s = segments[w.cite];
+    bool near = false;
+    for (auto c : cited)
+      near = near || (segments[c].transcription_id == s.transcription_id &&
+                      std::llabs(segments[c].start_ms - s.start_ms) < kCitationSpacingMs);
+    if (near) continue;
+    cited.push_back(w.cite);
+  }
+  for (std::size_t i = 0; i < cited.size(); ++i) {
+    const auto& s = segments[cited[i]];
+    const int marker = static_cast<int>(i) + 1;
+    out.citations.push_back({marker, cited[i], cut_at_word(s.text, kQuoteMaxBytes)});
+    if (!out.answer.empty()) out.answer += ' ';
+    out.answer += claim(s.text, terms) + " [" + std::to_string(marker) + "]";
+  }
+  return out;
+}
+
+}  // namespace scribe::enrichment

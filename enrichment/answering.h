@@ -1,0 +1,78 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+// Answers to a question from the segments retrieval found (POST .../ask and
+// POST /api/v1/ask): Okapi BM25 over segments, scores pooled over a short
+// window of neighbouring speech, a calibrated "nothing relevant" decision,
+// and an extractive answer whose every claim is a verbatim transcript
+// sentence followed by its [N] marker. Pure: the database side
+// (api/ask_retrieval.h) hands in the segments and the collection's counts.
+namespace scribe::enrichment {
+
+// A segment as retrieval reads it: its lexemes (PostgreSQL's English
+// stemmer, as `to_tsvector('english', text)` gives them) with their counts.
+struct AskSegment {
+  int64_t segment_id = 0;
+  int64_t transcription_id = 0;
+  int64_t start_ms = 0;
+  int64_t end_ms = 0;
+  std::string text;
+  std::vector<std::pair<std::string, int>> terms;  // lexeme and its count, by lexeme
+  int length = 0;                                  // lexemes in the segment, counted with repeats
+};
+
+// "'bee':1,4 'hive':2" (a tsvector's text form) -> {{"bee",2},{"hive",1}},
+// sorted by lexeme; lexemes without positions count once. `length` gets the
+// sum of the counts.
+std::vector<std::pair<std::string, int>> parse_tsvector(std::string_view text, int* length = nullptr);
+
+// The collection the scores are relative to: every segment in the ask's
+// scope (one transcription, or the library's transcriptions).
+struct Collection {
+  double segments = 0;
+  double average_length = 0;
+  // Document frequencies known beforehand (the library ask counts those of
+  // terms too common to fetch every segment of); any other term's is counted
+  // in the segments handed in.
+  std::map<std::string, double> document_frequency;
+};
+
+// What the question asks about: its lexemes (`to_tsvector('english', q)`),
+// without the words every question about a recording uses ("say", "talk",
+// "mention", "recording", ...), each once.
+std::vector<std::string> query_terms(const std::vector<std::string>& question_lexemes);
+
+struct AskOptions {
+  int top_k = 60;  // segments the answer may be drawn from (after ranking)
+  int max_citations = 3;
+};
+
+struct AnswerCitation {
+  int marker = 0;       // [marker] in the answer
+  std::size_t segment;  // index into the segments handed in
+  std::string quote;    // verbatim text of that segment (cut at a word when long)
+};
+
+struct Answer {
+  bool no_answer = true;
+  std::string answer;
+  std::vector<AnswerCitation> citations;
+  double confidence = 0;  // the best window's share of the query's weight, 0..1
+};
+
+// `segments` must hold every segment of the scope that contains at least one
+// of `terms` (the others score 0); their order does not matter.
+Answer answer_question(const std::vector<std::string>& terms, const std::vector<AskSegment>& segments,
+                       const Collection& collection, const AskOptions& options);
+
+// The "nothing relevant" threshold on Answer::confidence, chosen on the tune
+// set of bench/ask_eval (see its README).
+double no_answer_threshold();
+
+}  // namespace scribe::enrichment
