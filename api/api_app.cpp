@@ -10,12 +10,13 @@ namespace scribe::api {
 namespace {
 
 constexpr const char* kAllowHeaders =
-    "Authorization, Content-Type, Idempotency-Key, X-Request-Id, Tus-Resumable, Upload-Length, Upload-Offset, "
-    "Upload-Metadata, Upload-Defer-Length, Upload-Concat";
+    "Authorization, Content-Type, Accept, Idempotency-Key, X-Request-Id, Tus-Resumable, Upload-Length, Upload-Offset, "
+    "Upload-Metadata, Upload-Defer-Length, Upload-Concat, Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name, "
+    "Last-Event-ID";
 constexpr const char* kExposeHeaders =
     "X-Request-Id, Retry-After, Location, Content-Disposition, Idempotent-Replayed, Tus-Resumable, Tus-Version, "
     "Tus-Extension, Tus-Max-Size, Upload-Offset, Upload-Length, Upload-Expires, x-service-segment-count, "
-    "x-service-cue-count, x-service-cue-source, x-service-cue-mode";
+    "x-service-cue-count, x-service-cue-source, x-service-cue-mode, Mcp-Session-Id, WWW-Authenticate";
 
 // Accepts a caller's X-Request-Id when it is short and plain; otherwise mints one.
 std::string request_id_for(const Request& req) {
@@ -29,13 +30,17 @@ std::string request_id_for(const Request& req) {
 }
 
 bool is_api_path(const std::string& path) {
-  return path.rfind("/api/v1", 0) == 0 || path == "/mcp" || path.rfind("/uploads/", 0) == 0;
+  return path.rfind("/api/v1", 0) == 0 || path == "/mcp" || path.rfind("/mcp/", 0) == 0 ||
+         path.rfind("/uploads/", 0) == 0 || path.rfind("/.well-known/mcp/", 0) == 0;
 }
 
 }  // namespace
 
 ApiApp::ApiApp(Services& services, int worker_threads) : services_(services), workers_(worker_threads) {
   services_.workers = &workers_;
+  services_.call = [this](const Principal& principal, Request req, Responder respond) {
+    call(principal, std::move(req), std::move(respond));
+  };
   services_.render_error = [this](const std::string& request_id, const Error& err) {
     return error_response(request_id, err);
   };
@@ -50,6 +55,8 @@ Response ApiApp::error_response(const std::string& request_id, const Error& err)
   Response res = Response::json(err.http_status(), {{"error", body}});
   if (err.extras().contains("retry_after") && err.extras()["retry_after"].is_number_integer())
     res.set_header("Retry-After", std::to_string(err.extras()["retry_after"].get<int64_t>()));
+  // RFC 6750 §3: a 401 names the scheme it wants.
+  if (res.status == 401) res.set_header("WWW-Authenticate", "Bearer realm=\"scribe\"");
   return res;
 }
 
@@ -164,8 +171,6 @@ void ApiApp::dispatch(Request req, Responder respond) {
 }
 
 void ApiApp::run(std::shared_ptr<RequestContext> ctx, const Route& route, Responder respond, TimePoint started) {
-  std::optional<std::string> idem_key;
-  Response res;
   try {
     if (route.authenticated) {
       // A route whose handler checks the key in its own statement may start
@@ -188,15 +193,48 @@ void ApiApp::run(std::shared_ptr<RequestContext> ctx, const Route& route, Respon
                           " requests per minute for this API key; retry after " + std::to_string(wait) + " s",
                       {{"retry_after", wait}});
       }
-      if (!apikey::allows_method(ctx->principal->permission, ctx->req.method))
+      // An MCP request is a POST for reads too: the handler checks each tool.
+      if (!route.own_protocol && !apikey::allows_method(ctx->principal->permission, ctx->req.method))
         throw Error("scope_forbidden", "this API key is read-only; " + ctx->req.method + " needs a full-access key");
     }
-    if (ctx->req.method == "POST" && ctx->principal) {
+  } catch (const Error& err) {
+    // Whichever step refused the key (authenticate, or a handler checking a
+    // cached key itself), the failure counts against the caller's address.
+    if (route.authenticated && err.http_status() == 401) services_.authenticator.record_failure(ctx->req);
+    ctx->release_db();
+    finish(ctx->req, ctx->request_id, route.pattern, started, error_response(ctx->request_id, err), respond);
+    return;
+  } catch (const std::exception& err) {
+    ctx->release_db();
+    finish(ctx->req, ctx->request_id, route.pattern, started, failure_response(*ctx, err), respond);
+    return;
+  }
+  execute(std::move(ctx), route,
+          [this, started, pattern = route.pattern, respond](const RequestContext& done, Response r) {
+            finish(done.req, done.request_id, pattern, started, std::move(r), respond);
+          });
+}
+
+Response ApiApp::failure_response(const RequestContext& ctx, const std::exception& err) const {
+  if (dynamic_cast<const pqxx::broken_connection*>(&err)) {
+    log::error("database connection lost", {{"request_id", ctx.request_id}, {"error", err.what()}});
+    return error_response(ctx.request_id, Error("internal_error", "the database is unreachable; retry"));
+  }
+  log::error("unhandled error", {{"request_id", ctx.request_id}, {"error", err.what()}});
+  return error_response(ctx.request_id, Error("internal_error", "internal error; retry with backoff"));
+}
+
+void ApiApp::execute(std::shared_ptr<RequestContext> ctx, const Route& route,
+                     std::function<void(const RequestContext&, Response)> done) {
+  std::optional<std::string> idem_key;
+  Response res;
+  try {
+    if (ctx->req.method == "POST" && ctx->principal && !route.own_protocol) {
       if (auto key = ctx->req.header("idempotency-key")) {
         auto outcome = Idempotency::begin(ctx->db(), ctx->principal->idempotency_principal(), *key, ctx->req);
         if (auto* cached = std::get_if<Response>(&outcome)) {
           ctx->release_db();
-          finish(ctx->req, ctx->request_id, route.pattern, started, std::move(*cached), respond);
+          done(*ctx, std::move(*cached));
           return;
         }
         idem_key = *key;
@@ -204,7 +242,7 @@ void ApiApp::run(std::shared_ptr<RequestContext> ctx, const Route& route, Respon
     }
     if (route.async_handler) {
       ctx->release_db();
-      auto finish_async = [this, ctx, pattern = route.pattern, started, respond, idem_key](Response r) {
+      auto finish_async = [ctx, idem_key, done](Response r) {
         if (idem_key) {
           try {
             Idempotency::finish(ctx->db(), ctx->principal->idempotency_principal(), *idem_key, r);
@@ -213,7 +251,7 @@ void ApiApp::run(std::shared_ptr<RequestContext> ctx, const Route& route, Respon
           }
           ctx->release_db();
         }
-        finish(ctx->req, ctx->request_id, pattern, started, std::move(r), respond);
+        done(*ctx, std::move(r));
       };
       route.async_handler(ctx, finish_async);
       return;
@@ -222,16 +260,10 @@ void ApiApp::run(std::shared_ptr<RequestContext> ctx, const Route& route, Respon
   } catch (const Error& err) {
     if (err.http_status() >= 500)
       log::error("request failed", {{"request_id", ctx->request_id}, {"code", err.code()}, {"error", err.message()}});
-    // Whichever step refused the key (authenticate, or a handler checking a
-    // cached key itself), the failure counts against the caller's address.
     if (route.authenticated && err.http_status() == 401) services_.authenticator.record_failure(ctx->req);
     res = error_response(ctx->request_id, err);
-  } catch (const pqxx::broken_connection& err) {
-    log::error("database connection lost", {{"request_id", ctx->request_id}, {"error", err.what()}});
-    res = error_response(ctx->request_id, Error("internal_error", "the database is unreachable; retry"));
   } catch (const std::exception& err) {
-    log::error("unhandled error", {{"request_id", ctx->request_id}, {"error", err.what()}});
-    res = error_response(ctx->request_id, Error("internal_error", "internal error; retry with backoff"));
+    res = failure_response(*ctx, err);
   }
   if (idem_key) {
     try {
@@ -241,7 +273,29 @@ void ApiApp::run(std::shared_ptr<RequestContext> ctx, const Route& route, Respon
     }
   }
   ctx->release_db();
-  finish(ctx->req, ctx->request_id, route.pattern, started, std::move(res), respond);
+  done(*ctx, std::move(res));
+}
+
+void ApiApp::call(const Principal& principal, Request req, Responder respond) {
+  const std::string request_id = "req_" + crypto::random_hex(12);
+  if (!parse_target(req.target, req.path, req.query)) {
+    respond(error_response(request_id, Error::invalid("path", "the request target is not valid percent-encoding")));
+    return;
+  }
+  auto match = router_.match(req.method, req.path);
+  if (!match.route || !match.route->authenticated || match.route->own_protocol) {
+    respond(error_response(request_id, Error("not_found", "no such endpoint: " + req.method + " " + req.path)));
+    return;
+  }
+  if (!apikey::allows_method(principal.permission, req.method)) {
+    respond(error_response(
+        request_id, Error("scope_forbidden", "this API key is read-only; " + req.method + " needs a full-access key")));
+    return;
+  }
+  auto ctx = std::make_shared<RequestContext>(std::move(req), request_id, services_);
+  ctx->principal = principal;
+  ctx->params = std::move(match.params);
+  execute(ctx, *match.route, [respond](const RequestContext&, Response r) { respond(std::move(r)); });
 }
 
 }  // namespace scribe::api

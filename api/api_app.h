@@ -35,6 +35,17 @@ class ApiApp {
 
  private:
   void run(std::shared_ptr<RequestContext> ctx, const Route& route, Responder respond, TimePoint started);
+  // The part of the pipeline after authentication, rate limit and scope:
+  // idempotency, the handler (or async handler), the error envelope. `done`
+  // gets the response exactly once.
+  void execute(std::shared_ptr<RequestContext> ctx, const Route& route,
+               std::function<void(const RequestContext&, Response)> done);
+  // A REST request made on `principal`'s behalf from inside the server (the
+  // MCP tools, Services::call): routed, scope-checked and executed like a
+  // request from outside, but neither authenticated nor rate-limited again
+  // (the MCP request that carries it was), nor logged as a request of its own.
+  void call(const Principal& principal, Request req, Responder respond);
+  Response failure_response(const RequestContext& ctx, const std::exception& err) const;
   // An absolute-form target naming this server becomes origin-form, its
   // authority the Host (RFC 9112 §3.2.2); any other authority is an error.
   std::optional<Error> to_origin_form(Request& req) const;

@@ -15,18 +15,34 @@ const db::Statement kTranscriptStats{"ask.transcript_stats",
 const db::Statement kLibraryStats{"ask.library_stats",
                                   "select coalesce(sum(segments), 0), coalesce(sum(lexemes), 0) from search_stats "
                                   "where account_id = $1 and ($2::bigint[] is null or transcription_id = any($2))"};
+// One transcription (or a few, with transcription_ids) is read through the
+// transcription index and filtered row by row: the account's GIN index would
+// walk every segment of the account holding a term (bench/ask_speed.md:
+// 110,607 index entries read to keep 967 of a 12-hour transcript in an
+// account of a million segments). `offset 0` keeps the planner from
+// combining the two indexes.
 const db::Statement kTranscriptSegments{
     "ask.transcript_segments",
-    "select segment_id, transcription_id, start_ms, end_ms, text, terms::text from search_segments "
-    "where transcription_id = $1 and account_id = $2 and terms @@ $3::tsquery"};
-const db::Statement kLibraryCount{"ask.library_count",
-                                  "select count(*) from search_segments where account_id = $1 and terms @@ $2::tsquery "
-                                  "and ($3::bigint[] is null or transcription_id = any($3))"};
+    "select segment_id, transcription_id, start_ms, end_ms, text, terms::text from (select * from search_segments "
+    "where transcription_id = $1 and account_id = $2 offset 0) s where terms @@ $3::tsquery"};
+const db::Statement kLibraryCount{
+    "ask.library_count", "select count(*) from search_segments where account_id = $1 and terms @@ $2::tsquery"};
 const db::Statement kLibrarySegments{
     "ask.library_segments",
     "select segment_id, transcription_id, start_ms, end_ms, text, terms::text from search_segments "
-    "where account_id = $1 and terms @@ $2::tsquery and ($3::bigint[] is null or transcription_id = any($3)) "
-    "limit $4"};
+    "where account_id = $1 and terms @@ $2::tsquery limit $3"};
+const db::Statement kChosenCount{"ask.chosen_count",
+                                 "select count(*) from (select terms from search_segments "
+                                 "where transcription_id = any($3::bigint[]) and account_id = $1 offset 0) s "
+                                 "where terms @@ $2::tsquery"};
+const db::Statement kChosenSegments{
+    "ask.chosen_segments",
+    "select segment_id, transcription_id, start_ms, end_ms, text, terms::text from (select * from search_segments "
+    "where transcription_id = any($3::bigint[]) and account_id = $1 offset 0) s where terms @@ $2::tsquery limit $4"};
+const db::Statement kNextSegment{
+    "ask.next_segment",
+    "select segment_id, transcription_id, start_ms, end_ms, text, terms::text from search_segments "
+    "where transcription_id = $1 and (start_ms, segment_id) > ($2, $3) order by start_ms, segment_id limit 1"};
 const db::Statement kSectionAt{"ask.section_at",
                                "select id, title from sections where transcription_id = $1 and start_ms <= $2 "
                                "order by start_ms desc limit 1"};
@@ -99,7 +115,9 @@ Retrieved retrieve(pqxx::transaction_base& txn, const AskScope& scope, const std
   // the rarest terms while their segments stay within the fetch bound.
   std::vector<std::pair<double, std::string>> by_df;
   for (const auto& t : out.terms) {
-    const double df = txn.exec_prepared1(kLibraryCount.name, scope.account_id, any_of({t}), ids)[0].as<double>();
+    const double df = (ids ? txn.exec_prepared1(kChosenCount.name, scope.account_id, any_of({t}), *ids)
+                           : txn.exec_prepared1(kLibraryCount.name, scope.account_id, any_of({t})))[0]
+                          .as<double>();
     out.collection.document_frequency[t] = df;
     if (df > 0) by_df.push_back({df, t});
   }
@@ -113,8 +131,15 @@ Retrieved retrieve(pqxx::transaction_base& txn, const AskScope& scope, const std
     fetched += df;
   }
   out.segments = read_segments(
-      txn.exec_prepared(kLibrarySegments.name, scope.account_id, any_of(fetch), ids, kLibraryFetchMaxSegments));
+      ids ? txn.exec_prepared(kChosenSegments.name, scope.account_id, any_of(fetch), *ids, kLibraryFetchMaxSegments)
+          : txn.exec_prepared(kLibrarySegments.name, scope.account_id, any_of(fetch), kLibraryFetchMaxSegments));
   return out;
+}
+
+std::optional<enrichment::AskSegment> next_segment(pqxx::transaction_base& txn, const enrichment::AskSegment& s) {
+  auto found = read_segments(txn.exec_prepared(kNextSegment.name, s.transcription_id, s.start_ms, s.segment_id));
+  if (found.empty()) return std::nullopt;
+  return std::move(found.front());
 }
 
 std::optional<CitedSection> section_at(pqxx::transaction_base& txn, int64_t transcription_id, int64_t start_ms) {

@@ -33,6 +33,9 @@ inline constexpr int kLibraryFetchMaxSegments = 20000;
 
 Retrieved retrieve(pqxx::transaction_base& txn, const AskScope& scope, const std::string& question);
 
+// The segment after `s` in its recording (enrichment::NextSegment).
+std::optional<enrichment::AskSegment> next_segment(pqxx::transaction_base& txn, const enrichment::AskSegment& s);
+
 // The section of `transcription_id` that holds the moment (the last one
 // starting at or before it); nullopt when the transcription has none.
 struct CitedSection {

@@ -21,6 +21,58 @@ std::optional<std::string> Request::query_param(std::string_view name) const {
   return std::nullopt;
 }
 
+void ChunkStream::push(std::string piece) {
+  std::function<void(std::optional<std::string>)> deliver;
+  {
+    std::lock_guard lock(mu_);
+    if (closed_ || gone_) return;
+    if (waiting_) deliver = std::exchange(waiting_, nullptr);
+    else pieces_.push_back(std::move(piece));
+  }
+  if (deliver) deliver(std::move(piece));
+}
+
+void ChunkStream::close() {
+  std::function<void(std::optional<std::string>)> deliver;
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return;
+    closed_ = true;
+    if (waiting_ && pieces_.empty()) deliver = std::exchange(waiting_, nullptr);
+  }
+  if (deliver) deliver(std::nullopt);
+}
+
+bool ChunkStream::gone() const {
+  std::lock_guard lock(mu_);
+  return gone_;
+}
+
+void ChunkStream::mark_gone() {
+  std::lock_guard lock(mu_);
+  gone_ = true;
+  pieces_.clear();
+  waiting_ = nullptr;
+}
+
+void ChunkStream::pull(std::function<void(std::optional<std::string>)> next) {
+  std::optional<std::string> piece;
+  bool end = false;
+  {
+    std::lock_guard lock(mu_);
+    if (!pieces_.empty()) {
+      piece = std::move(pieces_.front());
+      pieces_.pop_front();
+    } else if (closed_) {
+      end = true;
+    } else {
+      waiting_ = std::move(next);
+      return;
+    }
+  }
+  next(end ? std::nullopt : std::move(piece));
+}
+
 Response Response::json(int status, const Json& body) {
   Response r;
   r.status = status;

@@ -1,5 +1,8 @@
 #pragma once
 #include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
 #include <functional>
 #include <map>
 #include <optional>
@@ -36,6 +39,29 @@ struct Request {
   std::optional<std::string> query_param(std::string_view name) const;
 };
 
+// The body of a response that is written while it is produced (Server-Sent
+// Events of an MCP tool call): the producer pushes pieces from any thread and
+// closes it once; the server writes each piece as an HTTP/1.1 chunk as soon
+// as the previous one is out. When the client goes away the server marks it
+// gone, and a producer may stop early (pushes are then dropped).
+class ChunkStream {
+ public:
+  void push(std::string piece);
+  void close();
+  bool gone() const;
+  // Server side: `next` gets the next piece, or nullopt once closed and
+  // drained; called once per pull, from the producer's or the caller's thread.
+  void pull(std::function<void(std::optional<std::string>)> next);
+  void mark_gone();
+
+ private:
+  mutable std::mutex mu_;
+  std::deque<std::string> pieces_;
+  bool closed_ = false;
+  bool gone_ = false;
+  std::function<void(std::optional<std::string>)> waiting_;
+};
+
 struct Response {
   int status = 200;
   std::string content_type = "application/json; charset=utf-8";
@@ -44,6 +70,8 @@ struct Response {
   // A HEAD response: sent with the headers (Content-Length included) of the
   // body, but without the body.
   bool head = false;
+  // Set: `body` is ignored and the body is this stream, sent chunked.
+  std::shared_ptr<ChunkStream> stream;
 
   static Response json(int status, const Json& body);
   void set_header(const std::string& name, const std::string& value);

@@ -346,6 +346,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void write(Response res) {
+    if (res.stream && !res.head) return write_stream(std::move(res));
     auto msg = std::make_shared<http::response<http::string_body>>();
     msg->version(11);
     msg->result(static_cast<unsigned>(res.status));
@@ -368,6 +369,64 @@ class Session : public std::enable_shared_from_this<Session> {
       if (!keep) return self->linger();
       self->read();
     });
+  }
+
+  // A streamed body (Response::stream): the head with chunked transfer
+  // coding at once, then each piece as one chunk the moment the producer
+  // pushes it, then the last chunk. No timeout while waiting for pieces (the
+  // producer bounds its own time, as a long-poll does); each write has the
+  // idle timeout. A failed write closes the connection and tells the producer.
+  void write_stream(Response res) {
+    auto msg = std::make_shared<http::response<http::empty_body>>();
+    msg->version(11);
+    msg->result(static_cast<unsigned>(res.status));
+    msg->set(http::field::server, "scribe");
+    if (!res.content_type.empty()) msg->set(http::field::content_type, res.content_type);
+    for (auto& [k, v] : res.headers) msg->set(k, v);
+    const bool keep = keep_alive_ && !closing_ && !server_.stopping;
+    msg->keep_alive(keep);
+    msg->chunked(true);
+    auto sr = std::make_shared<http::response_serializer<http::empty_body>>(*msg);
+    auto body = res.stream;
+    stream_.expires_after(kIdleTimeout);
+    http::async_write_header(stream_, *sr,
+                             [self = shared_from_this(), msg, sr, body, keep](beast::error_code ec, std::size_t) {
+                               if (ec) return self->end_stream(body, ec, keep);
+                               self->next_chunk(body, keep);
+                             });
+  }
+
+  void next_chunk(std::shared_ptr<ChunkStream> body, bool keep) {
+    stream_.expires_never();
+    body->pull([self = shared_from_this(), body, keep](std::optional<std::string> piece) {
+      auto executor = self->stream_.get_executor();
+      net::post(executor, [self, body, keep, piece = std::move(piece)]() mutable {
+        self->stream_.expires_after(kIdleTimeout);
+        if (!piece) {
+          net::async_write(self->stream_, http::make_chunk_last(),
+                           [self, body, keep](beast::error_code ec, std::size_t) { self->end_stream(body, ec, keep); });
+          return;
+        }
+        if (piece->empty()) return self->next_chunk(body, keep);  // an empty chunk would end the body
+        auto data = std::make_shared<std::string>(std::move(*piece));
+        net::async_write(self->stream_, http::make_chunk(net::buffer(*data)),
+                         [self, body, keep, data](beast::error_code ec, std::size_t) {
+                           if (ec) return self->end_stream(body, ec, keep);
+                           self->next_chunk(body, keep);
+                         });
+      });
+    });
+  }
+
+  void end_stream(const std::shared_ptr<ChunkStream>& body, beast::error_code ec, bool keep) {
+    busy_ = false;
+    server_.request_finished();
+    if (ec) {
+      body->mark_gone();
+      return close();
+    }
+    if (!keep) return linger();
+    read();
   }
 
   // Closes after an answer: our side first (the client sees the end of the

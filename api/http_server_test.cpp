@@ -52,9 +52,7 @@ class ParkedRequests : public ::testing::Test {
           parked_ = std::move(respond);
           cv_.notify_all();
         },
-        [](const Request&, const Error&) {
-          return Response{400, "text/plain", {}, "bad", false};
-        });
+        [](const Request&, const Error&) { return Response{400, "text/plain", {}, "bad", false, nullptr}; });
     port_ = server_->port();
     server_thread_ = std::thread([this] { server_->run(); });
   }
@@ -101,7 +99,7 @@ TEST_F(ParkedRequests, ResponderKeptAfterAnsweringDoesNotOutliveTheServer) {
   std::string reply;
   std::thread client([&] { reply = exchange(port_, kGet); });
   Responder kept = take_parked();
-  kept(Response{200, "text/plain", {}, "answered", false});
+  kept(Response{200, "text/plain", {}, "answered", false, nullptr});
   client.join();
   EXPECT_NE(reply.find("200 OK"), std::string::npos) << reply;
   EXPECT_NE(reply.find("answered"), std::string::npos) << reply;
@@ -121,8 +119,8 @@ TEST_F(ParkedRequests, AnswerOwedWhenTheServerGoesIsDropped) {
   client.join();
   EXPECT_EQ(reply, "") << "no response was written, and the client saw the connection close";
 
-  owed(Response{200, "text/plain", {}, "too late", false});
-  owed(Response{200, "text/plain", {}, "twice", false});
+  owed(Response{200, "text/plain", {}, "too late", false, nullptr});
+  owed(Response{200, "text/plain", {}, "twice", false, nullptr});
   owed = nullptr;
 }
 
@@ -131,8 +129,8 @@ TEST_F(ParkedRequests, SecondAnswerIsIgnored) {
   std::string reply;
   std::thread client([&] { reply = exchange(port_, kGet); });
   Responder respond = take_parked();
-  respond(Response{200, "text/plain", {}, "first", false});
-  respond(Response{500, "text/plain", {}, "second", false});
+  respond(Response{200, "text/plain", {}, "first", false, nullptr});
+  respond(Response{500, "text/plain", {}, "second", false, nullptr});
   client.join();
   EXPECT_NE(reply.find("first"), std::string::npos) << reply;
   EXPECT_EQ(reply.find("second"), std::string::npos) << reply;

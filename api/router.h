@@ -56,6 +56,10 @@ struct Route {
   // revoked, expired or unknown key itself (Principal::verified is false), so
   // the request needs no separate authentication round trip.
   bool handler_checks_key = false;
+  // The route speaks a protocol of its own over POST (MCP at /mcp): a
+  // read-only key may POST to it (the handler checks each operation), it
+  // takes no Idempotency-Key, and internal calls never reach it.
+  bool own_protocol = false;
 };
 
 class Router {

@@ -46,6 +46,23 @@ void register_routes(ApiApp& app) {
   authed("DELETE", "/api/v1/transcriptions/{id}/ask/{qnaId}", DeleteTranscriptionAskHandler::handle);
   authed("POST", "/api/v1/ask", AskLibraryHandler::handle);
   authed("DELETE", "/api/v1/ask/{qnaId}", DeleteLibraryAskHandler::handle);
+  // MCP (mcp_handlers.cpp): the same keys and limiter as the REST API.
+  r.add(Route{.method = "POST",
+              .pattern = "/mcp",
+              .authenticated = true,
+              .rate_limited = true,
+              .async_handler = McpHandler::post,
+              .own_protocol = true});
+  for (const char* method : {"GET", "DELETE"})
+    r.add(Route{.method = method,
+                .pattern = "/mcp",
+                .authenticated = true,
+                .rate_limited = true,
+                .handler = McpHandler::other,
+                .own_protocol = true});
+  pub("GET", "/.well-known/mcp/server-card.json", McpServerCardHandler::handle);
+  pub("GET", "/mcp/server-card", McpServerCardHandler::handle);
+  pub("GET", "/.well-known/mcp/server.json", McpServerJsonHandler::handle);
   authed("GET", "/api/v1/webhooks", GetWebhookHandler::handle);
   authed("POST", "/api/v1/webhooks", RegisterWebhookHandler::handle);
   authed("DELETE", "/api/v1/webhooks", DeleteWebhookHandler::handle);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "api/authenticator.h"
+#include "api/principal.h"
 #include "api/rate_limiter.h"
 #include "common/config.h"
 #include "api/http.h"
@@ -45,6 +46,10 @@ struct Services {
   std::function<ProbedMedia(const std::string& upload_id)> probe_upload{};
   WaitRegistry* waits = nullptr;
   ThreadPool* workers = nullptr;  // set by ApiApp
+  // A REST request on a principal's behalf from inside the server (MCP tools;
+  // ApiApp::call): `req` needs method, target, headers and body. The
+  // responder runs exactly once, on this thread for synchronous routes.
+  std::function<void(const Principal&, Request, Responder)> call{};
   // Renders an error in the envelope for handlers that answer asynchronously.
   std::function<Response(const std::string& request_id, const Error& err)> render_error{};
 };

@@ -12,7 +12,12 @@ namespace {
 const db::Statement kNextAskId{"commands.next_ask_id", "select nextval('ask_ids')"};
 const db::Statement kSystemQna{
     "commands.system_qna", "select 1 from qna where transcription_id = $1 and source = 'system' and qna_index = $2"};
-const db::Statement kAnswersAbout{"commands.answers_about", "select id from asks where transcription_id = $1"};
+// Entries asked about the transcription, and library entries that cite it
+// (they quote it too).
+const db::Statement kAnswersAbout{
+    "commands.answers_about",
+    "select id from asks where transcription_id = $1 or (transcription_id is null and "
+    "citations @> jsonb_build_array(jsonb_build_object('transcription_id', $1::bigint)))"};
 
 // System Q&A ids are transcription_id * 100 + index (api/enrichment_rows.cpp);
 // asked entries' ids start at this (migrations/055_ask.sql).
@@ -102,6 +107,8 @@ void redact_answer(const eventstore::EventStore& store, pqxx::connection& conn, 
       [&] {
         pqxx::work txn(conn);
         const std::string sid = ask::entry_stream_id(qna_id);
+        // Under a deleted transcription nothing is found, its entries included.
+        if (transcription_id) load_transcription(txn, caller, *transcription_id);
         auto entry = ask::fold_entry(eventstore::EventStore::read_stream(txn, sid));
         if (!entry || entry->entry.account_id != caller.account_id || entry->entry.transcription_id != transcription_id)
           throw Error::not_found("Q&A entry");

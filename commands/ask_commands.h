@@ -43,7 +43,8 @@ RecordedAsk record_answer(const eventstore::EventStore& store, pqxx::connection&
 void redact_answer(const eventstore::EventStore& store, pqxx::connection& conn, const Caller& caller, int64_t qna_id,
                    std::optional<int64_t> transcription_id);
 
-// The transcription's deletion redacts the saved entries about it too:
+// The transcription's deletion redacts the saved entries about it, and the
+// library entries citing it, too:
 // answers_about reads their ids before the deletion is appended (its
 // projection removes the rows), redact_answers redacts their streams after
 // it, in the same transaction.

@@ -144,13 +144,24 @@ TEST_F(AskCommands, DeletingTheTranscriptionRedactsWhatWasAskedAboutIt) {
   auto conn = connect();
   auto c = testing::completed_transcription(*conn);
   auto recorded = record_answer(store(), *conn, c.caller, entry(c.id, "Where do quetzalhives grow?"));
+  // A library entry quoting it goes too; one citing something else stays.
+  auto quoting = entry(std::nullopt, "Which library entry mentions quetzalhives?");
+  quoting.citations[0]["transcription_id"] = c.id;
+  const auto library = record_answer(store(), *conn, c.caller, quoting);
+  auto elsewhere = entry(std::nullopt, "Unrelated library question");
+  elsewhere.citations[0]["transcription_id"] = c.id + 1000000;
+  const auto kept = record_answer(store(), *conn, c.caller, elsewhere);
   remove(store(), *conn, c.caller, c.id);
+  EXPECT_EQ(scalar(*conn, "select count(*) from asks where id = $1::bigint", std::to_string(library.qna_id)), 0);
+  EXPECT_EQ(scalar(*conn, "select count(*) from asks where id = $1::bigint", std::to_string(kept.qna_id)), 1);
+  // Its entries are not found under it any more.
+  EXPECT_EQ(code_of([&] { redact_answer(store(), *conn, c.caller, recorded.qna_id, c.id); }), "not_found");
   EXPECT_EQ(scalar(*conn, "select count(*) from asks where id = $1::bigint", std::to_string(recorded.qna_id)), 0);
   EXPECT_EQ(scalar(*conn, "select count(*) from events where data::text like '%' || $1 || '%'", "quetzalhives"), 0);
-  // Still counted.
+  // All three still counted.
   EXPECT_EQ(
       scalar(*conn, "select count(*) from events where stream_id = $1", ask::allowance_stream_id(c.caller.account_id)),
-      1);
+      3);
 }
 
 }  // namespace

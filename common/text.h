@@ -36,6 +36,9 @@ struct PercentDecoding {
 // malformed escape is met and `how.keep_malformed` is false: `out` then holds
 // what was decoded before it (the path that routing sees of a bad target).
 bool percent_decode(std::string_view s, std::string& out, PercentDecoding how = {});
+// Percent-encodes every byte but RFC 3986's unreserved characters (letters,
+// digits, "-._~"): safe as a query name or value and as a path segment.
+std::string percent_encode(std::string_view s);
 
 enum class EmptyItems { kKeep, kDrop };
 

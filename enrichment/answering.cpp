@@ -26,7 +26,7 @@ constexpr int64_t kCitationSpacingMs = 30'000;
 // A quote longer than this is cut at a word.
 constexpr std::size_t kQuoteMaxBytes = 400;
 // See no_answer_threshold().
-constexpr double kNoAnswerThreshold = 0.5;
+constexpr double kNoAnswerThreshold = 0.4;
 
 // Lexemes (as the English snowball stemmer writes them) of the words a
 // question about a recording uses whatever it asks: what the speaker "said",
@@ -140,8 +140,13 @@ std::vector<std::string> query_terms(const std::vector<std::string>& question_le
 
 double no_answer_threshold() { return kNoAnswerThreshold; }
 
+const AskSegment& cited_segment(const std::vector<AskSegment>& segments, const Cited& cited, std::size_t index) {
+  return index < segments.size() ? segments[index] : cited.extra.at(index - segments.size());
+}
+
 Answer answer_question(const std::vector<std::string>& terms, const std::vector<AskSegment>& segments,
-                       const Collection& collection, const AskOptions& options) {
+                       const Collection& collection, const AskOptions& options, const NextSegment& next,
+                       Cited* cited_out) {
   Answer out;
   if (terms.empty() || segments.empty()) return out;
   const double n = std::max(collection.segments, static_cast<double>(segments.size()));
@@ -230,13 +235,25 @@ Answer answer_question(const std::vector<std::string>& terms, const std::vector<
     if (near) continue;
     cited.push_back(w.cite);
   }
+  Cited moved;
   for (std::size_t i = 0; i < cited.size(); ++i) {
-    const auto& s = segments[cited[i]];
+    std::size_t index = cited[i];
+    const AskSegment* s = &segments[index];
+    const bool question = !s->text.empty() && s->text.find_last_not_of(" ") != std::string::npos &&
+                          s->text[s->text.find_last_not_of(" ")] == '?';
+    if (question && next) {
+      if (auto after = next(*s); after && after->start_ms - s->end_ms <= kAnswerFollowsMs) {
+        moved.extra.push_back(std::move(*after));
+        index = segments.size() + moved.extra.size() - 1;
+        s = &moved.extra.back();
+      }
+    }
     const int marker = static_cast<int>(i) + 1;
-    out.citations.push_back({marker, cited[i], cut_at_word(s.text, kQuoteMaxBytes)});
+    out.citations.push_back({marker, index, cut_at_word(s->text, kQuoteMaxBytes)});
     if (!out.answer.empty()) out.answer += ' ';
-    out.answer += claim(s.text, terms) + " [" + std::to_string(marker) + "]";
+    out.answer += claim(s->text, terms) + " [" + std::to_string(marker) + "]";
   }
+  if (cited_out) *cited_out = std::move(moved);
   return out;
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -53,6 +55,14 @@ struct AskOptions {
   int max_citations = 3;
 };
 
+// The segment that follows `s` in its recording, if any (the database side
+// reads it). A moment that is itself a question ("What about drinking
+// water?") is where the question was asked, not answered: the answer is
+// what comes next, so the citation moves there when it starts within
+// kAnswerFollowsMs of the question's end.
+using NextSegment = std::function<std::optional<AskSegment>(const AskSegment& s)>;
+inline constexpr int64_t kAnswerFollowsMs = 15'000;
+
 struct AnswerCitation {
   int marker = 0;       // [marker] in the answer
   std::size_t segment;  // index into the segments handed in
@@ -68,8 +78,16 @@ struct Answer {
 
 // `segments` must hold every segment of the scope that contains at least one
 // of `terms` (the others score 0); their order does not matter.
+// Citations that moved to a following segment point into `extra` (their
+// `segment` index is segments.size() + i); the caller reads a cited segment
+// with cited_segment().
+struct Cited {
+  std::vector<AskSegment> extra;
+};
 Answer answer_question(const std::vector<std::string>& terms, const std::vector<AskSegment>& segments,
-                       const Collection& collection, const AskOptions& options);
+                       const Collection& collection, const AskOptions& options, const NextSegment& next = nullptr,
+                       Cited* cited = nullptr);
+const AskSegment& cited_segment(const std::vector<AskSegment>& segments, const Cited& cited, std::size_t index);
 
 // The "nothing relevant" threshold on Answer::confidence, chosen on the tune
 // set of bench/ask_eval (see its README).

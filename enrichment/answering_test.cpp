@@ -132,5 +132,35 @@ TEST(AnswerQuestion, KnownDocumentFrequenciesWeighCommonTermsDown) {
   EXPECT_EQ(found[a.citations[0].segment].segment_id, 2);
 }
 
+TEST(AnswerQuestion, AQuestionInTheRecordingIsAnsweredByWhatFollowsIt) {
+  // "Where can we get drinking water?" matches the speaker's own question;
+  // the citation moves to the reply that follows within 15 s.
+  std::vector<AskSegment> found = {
+      seg(1, 1, 10, "What about drinking water?", {"drink", "water"}),
+      seg(3, 1, 40, "Rain is water too.", {"rain", "water"}),
+  };
+  const AskSegment reply =
+      seg(2, 1, 14, "Bring a filter and drink from the lake.", {"bring", "filter", "drink", "lake"});
+  int asked = 0;
+  NextSegment next = [&](const AskSegment& s) -> std::optional<AskSegment> {
+    ++asked;
+    if (s.segment_id == 1) return reply;
+    return std::nullopt;
+  };
+  Cited moved;
+  auto a = answer_question({"drink", "water"}, found, coll(50, 5), {10, 1}, next, &moved);
+  ASSERT_FALSE(a.no_answer);
+  ASSERT_EQ(a.citations.size(), 1u);
+  EXPECT_EQ(asked, 1);
+  EXPECT_EQ(cited_segment(found, moved, a.citations[0].segment).segment_id, 2);
+  EXPECT_EQ(a.citations[0].quote, reply.text);
+  // Too far after the question: the question stays cited.
+  const AskSegment late = seg(9, 1, 60, "Later.", {"later"});
+  a = answer_question(
+      {"drink", "water"}, found, coll(50, 5), {10, 1},
+      [&](const AskSegment&) -> std::optional<AskSegment> { return late; }, &moved);
+  EXPECT_EQ(cited_segment(found, moved, a.citations[0].segment).segment_id, 1);
+}
+
 }  // namespace
 }  // namespace scribe::enrichment

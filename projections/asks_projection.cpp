@@ -16,7 +16,11 @@ const db::Statement kInsert{"asks.insert",
                             "asked_at) values ($1, $2, $3, $4, $5, $6::jsonb, $7, $8::timestamptz) "
                             "on conflict (id) do nothing"};
 const db::Statement kDelete{"asks.delete", "delete from asks where id = $1"};
-const db::Statement kDeleteAbout{"asks.delete_about", "delete from asks where transcription_id = $1"};
+// What was asked about a deleted transcription, and library entries citing it
+// (the deletion redacts their streams: commands/ask_commands.h).
+const db::Statement kDeleteAbout{"asks.delete_about",
+                                 "delete from asks where transcription_id = $1 or (transcription_id is null and "
+                                 "citations @> jsonb_build_array(jsonb_build_object('transcription_id', $1::bigint)))"};
 
 class AsksProjection final : public Projection {
  public:

@@ -37,6 +37,20 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing_node[@]}"
 fi
 
+# The MCP client @modelcontextprotocol/client 2.x needs Node 20 or newer;
+# Debian 12's is 18. Then Node 20 comes from the npm registry's `node` package
+# (its install step fetches the platform's binary package, node-<os>-<arch>,
+# from the same registry) into .tools/node, and scripts/test.sh puts it first
+# on PATH. Nothing happens where the node found is 20 or newer.
+node_major() { node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+if [ "$(node_major)" -lt 20 ]; then
+  if [ ! -x .tools/node/node_modules/.bin/node ]; then
+    echo "node $(node --version) is older than 20: installing node@20.20.2 from the npm registry into .tools/node"
+    npm install --prefix .tools/node --no-save --no-audit --no-fund --loglevel=error node@20.20.2
+  fi
+  export PATH="$(pwd)/.tools/node/node_modules/.bin:$PATH"
+fi
+
 if [ "${SCRIBE_SKIP_NPM:-0}" != 1 ] && [ -f tests/e2e/package.json ]; then
   (cd tests/e2e && if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi)
 fi

@@ -44,6 +44,11 @@ fresh_db
   SCRIBE_BIN="$root/build-asan/scribe" ctest --output-on-failure) || status=1
 
 echo "== end-to-end tests"
+# The MCP clients need Node 20+: where the system's is older, the one
+# scripts/install_deps.sh put in .tools/node runs the end-to-end tests.
+if [ "$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)" -lt 20 ]; then
+  export PATH="$root/.tools/node/node_modules/.bin:$PATH"
+fi
 fresh_db
 (cd tests/e2e && node --test --test-concurrency=1 ./*.test.mjs) || status=1
 

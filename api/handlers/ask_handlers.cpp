@@ -69,11 +69,14 @@ Answered answer(RequestContext& ctx, const AskScope& scope, const AskRequest& r,
   Answered out;
   pqxx::read_transaction txn(ctx.db());
   const Retrieved found = retrieve(txn, scope, r.question);
-  out.answer = enrichment::answer_question(found.terms, found.segments, found.collection, {r.top_k, 3});
+  enrichment::Cited moved;
+  out.answer = enrichment::answer_question(
+      found.terms, found.segments, found.collection, {r.top_k, 3},
+      [&](const enrichment::AskSegment& s) { return next_segment(txn, s); }, &moved);
   if (out.answer.no_answer) return out;
   std::map<int64_t, Json> transcriptions;
   for (const auto& c : out.answer.citations) {
-    const auto& seg = found.segments[c.segment];
+    const auto& seg = enrichment::cited_segment(found.segments, moved, c.segment);
     auto it = transcriptions.find(seg.transcription_id);
     if (it == transcriptions.end()) {
       auto body = load_transcription(txn, scope.account_id, seg.transcription_id);

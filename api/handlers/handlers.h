@@ -74,6 +74,18 @@ struct DeleteTranscriptionAskHandler {
 struct DeleteLibraryAskHandler {
   static Response handle(RequestContext& ctx);
 };  // DELETE /api/v1/ask/{qnaId}
+// The MCP endpoint (mcp_handlers.cpp): POST is asynchronous (a tool may
+// long-poll); GET and DELETE answer at once.
+struct McpHandler {
+  static void post(std::shared_ptr<RequestContext> ctx, Responder respond);
+  static Response other(RequestContext& ctx);
+};  // POST, GET, DELETE /mcp
+struct McpServerCardHandler {
+  static Response handle(RequestContext& ctx);
+};  // GET /.well-known/mcp/server-card.json, GET /mcp/server-card
+struct McpServerJsonHandler {
+  static Response handle(RequestContext& ctx);
+};  // GET /.well-known/mcp/server.json
 struct SearchHandler {
   static Response handle(RequestContext& ctx);
 };  // GET /api/v1/search

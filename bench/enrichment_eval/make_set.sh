@@ -4,7 +4,7 @@
 # never into the repository:
 #
 #   WORK/NAME.wav     the recording, 16 kHz mono 16-bit
-#   WORK/NAME.labels  the reference: one line per passage (see below)
+#   WORK/NAME.labels  the reference: one line per passage and per paragraph (see below)
 #   WORK/NAME.json    `scribe transcribe NAME.wav` (the transcript artifact)
 #   WORK/NAME.spec    the sets.txt line the three were made from
 #   WORK/parts/       synthesized paragraphs and silences (a cache)
@@ -18,17 +18,27 @@
 #
 #   # set tune recording tune-1 duration 372.184
 #   passage 0.000 61.375 01_beekeeping slt
+#   paragraph 0.000 29.870 01_beekeeping 1
+#   paragraph 30.970 61.375 01_beekeeping 2
 #   passage 62.475 120.731 02_volcanoes slt
 #   ...
 #
 # `passage START END NAME VOICES`: START is where the passage's audio begins
 # (after the pause before it), END where its last paragraph's audio ends. The
 # true topic boundaries are the STARTs of every passage after the first.
+# `paragraph START END NAME P` (P = 1 or 2): where each paragraph's audio
+# begins and ends (the pause between the two is in neither); the ask benchmark
+# (bench/ask_eval) judges its questions on these. Readers skip lines they do
+# not know (enrichment_quality_benchmark reads only `#` and `passage`).
 #
 # Steps whose outputs exist are skipped; a recording whose sets.txt line
 # changed is rebuilt, and so is the audio of a passage whose text changed
-# (delete NAME.wav to rebuild a recording that uses it). Transcription runs
-# under `nice -n 10`.
+# (delete NAME.wav to rebuild a recording that uses it). The labels are worked
+# out from the cached parts on every run and rewritten when they differ, which
+# touches neither NAME.wav nor NAME.json: a labels-only change (such as the
+# paragraph lines) costs no synthesis and no transcription. A NAME.wav whose
+# length no longer matches its parts is joined again (and its transcript
+# dropped). Transcription runs under `nice -n 10`.
 #
 # Usage: bench/enrichment_eval/make_set.sh [WORK_DIR] [SET_OR_RECORDING ...]
 #   WORK_DIR   default /tmp/scribe-enrich-eval
@@ -108,45 +118,62 @@ build_recording() {
     echo "$name: sets.txt changed, rebuilding" >&2
     rm -f "$name.wav" "$name.labels" "$name.json"
   fi
-  if [ ! -s "$name.wav" ] || [ ! -s "$name.labels" ]; then
-    local files=() labels=() matches=() pos=0 index=0 item num voices v1 v2 passage f start end pause
-    for item in "$@"; do
-      num=${item%%:*}
-      voices=${item#*:}
-      v1=${voices%%/*}
-      v2=${voices#*/}
-      matches=("$here"/passages/"${num}"_*.txt)
-      passage=${matches[0]}
-      [ -f "$passage" ] || { echo "make_set.sh: no passage $num" >&2; exit 1; }
-      if [ $index -gt 0 ]; then
-        pause=$(pause_for "$name:$index:between")
-        files+=("$(silence "$pause")")
-        pos=$((pos + $(samples "parts/sil_$pause.wav")))
-      fi
-      start=$pos
-      f=$(paragraph_wav "$passage" 1 "$v1")
-      files+=("$f")
-      pos=$((pos + $(samples "$f")))
-      pause=$(pause_for "$name:$index:within")
+  # The parts and the labels are worked out every run (cheap: the parts are
+  # cached); the recording is joined only when it is missing or no longer
+  # matches them, and only then is its transcript dropped. A change of the
+  # labels alone (a new kind of line) rewrites NAME.labels and nothing else.
+  local files=() labels=() matches=() pos=0 index=0 item num voices v1 v2 passage base f start end pause p1end p2start
+  for item in "$@"; do
+    num=${item%%:*}
+    voices=${item#*:}
+    v1=${voices%%/*}
+    v2=${voices#*/}
+    matches=("$here"/passages/"${num}"_*.txt)
+    passage=${matches[0]}
+    [ -f "$passage" ] || { echo "make_set.sh: no passage $num" >&2; exit 1; }
+    base=$(basename "$passage" .txt)
+    if [ $index -gt 0 ]; then
+      pause=$(pause_for "$name:$index:between")
       files+=("$(silence "$pause")")
       pos=$((pos + $(samples "parts/sil_$pause.wav")))
-      f=$(paragraph_wav "$passage" 2 "$v2")
-      files+=("$f")
-      pos=$((pos + $(samples "$f")))
-      end=$pos
-      labels+=("$(awk -v s="$start" -v e="$end" -v r=$rate -v n="$(basename "$passage" .txt)" -v v="$voices" \
-        'BEGIN {printf "passage %.3f %.3f %s %s", s / r, e / r, n, v}')")
-      index=$((index + 1))
-    done
+    fi
+    start=$pos
+    f=$(paragraph_wav "$passage" 1 "$v1")
+    files+=("$f")
+    pos=$((pos + $(samples "$f")))
+    p1end=$pos
+    pause=$(pause_for "$name:$index:within")
+    files+=("$(silence "$pause")")
+    pos=$((pos + $(samples "parts/sil_$pause.wav")))
+    p2start=$pos
+    f=$(paragraph_wav "$passage" 2 "$v2")
+    files+=("$f")
+    pos=$((pos + $(samples "$f")))
+    end=$pos
+    labels+=("$(awk -v s="$start" -v e="$end" -v r=$rate -v n="$base" -v v="$voices" \
+      'BEGIN {printf "passage %.3f %.3f %s %s", s / r, e / r, n, v}')")
+    labels+=("$(awk -v s="$start" -v e="$p1end" -v r=$rate -v n="$base" \
+      'BEGIN {printf "paragraph %.3f %.3f %s 1", s / r, e / r, n}')")
+    labels+=("$(awk -v s="$p2start" -v e="$end" -v r=$rate -v n="$base" \
+      'BEGIN {printf "paragraph %.3f %.3f %s 2", s / r, e / r, n}')")
+    index=$((index + 1))
+  done
+  if [ ! -s "$name.wav" ] || [ "$(samples "$name.wav")" != "$pos" ]; then
     sox "${files[@]}" "$name.tmp.wav"
     mv "$name.tmp.wav" "$name.wav"
-    {
-      awk -v s="$set" -v n="$name" -v p="$pos" -v r=$rate \
-        'BEGIN {printf "# set %s recording %s duration %.3f\n", s, n, p / r}'
-      printf '%s\n' "${labels[@]}"
-    } >"$name.labels"
     rm -f "$name.json"
-    echo "$name: $(soxi -d "$name.wav"), ${#labels[@]} passages" >&2
+    echo "$name: $(soxi -d "$name.wav"), $index passages" >&2
+  fi
+  {
+    awk -v s="$set" -v n="$name" -v p="$pos" -v r=$rate \
+      'BEGIN {printf "# set %s recording %s duration %.3f\n", s, n, p / r}'
+    printf '%s\n' "${labels[@]}"
+  } >"$name.labels.tmp"
+  if cmp -s "$name.labels.tmp" "$name.labels"; then
+    rm -f "$name.labels.tmp"
+  else
+    mv "$name.labels.tmp" "$name.labels"
+    echo "$name: labels written" >&2
   fi
   echo "$spec" >"$name.spec"
   if [ "$transcribe" = 1 ] && [ ! -s "$name.json" ]; then
