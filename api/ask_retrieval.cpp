@@ -50,22 +50,6 @@ const db::Statement kFirstSection{"ask.first_section",
                                   "select id, title from sections where transcription_id = $1 "
                                   "order by start_ms limit 1"};
 
-// A tsquery of lexemes taken as they are ('bee' | 'hive'): quoted, so no
-// operator or stemming applies to them again.
-std::string any_of(const std::vector<std::string>& lexemes) {
-  std::string q;
-  for (const auto& l : lexemes) {
-    if (!q.empty()) q += " | ";
-    q += '\'';
-    for (char c : l) {
-      if (c == '\'' || c == '\\') q += c == '\'' ? '\'' : '\\';
-      q += c;
-    }
-    q += '\'';
-  }
-  return q;
-}
-
 std::vector<enrichment::AskSegment> read_segments(const pqxx::result& rows) {
   std::vector<enrichment::AskSegment> out;
   out.reserve(rows.size());
@@ -83,6 +67,20 @@ std::vector<enrichment::AskSegment> read_segments(const pqxx::result& rows) {
 }
 
 }  // namespace
+
+std::string any_of(const std::vector<std::string>& lexemes) {
+  std::string q;
+  for (const auto& l : lexemes) {
+    if (!q.empty()) q += " | ";
+    q += '\'';
+    for (char c : l) {
+      if (c == '\'' || c == '\\') q += c == '\'' ? '\'' : '\\';
+      q += c;
+    }
+    q += '\'';
+  }
+  return q;
+}
 
 Retrieved retrieve(pqxx::transaction_base& txn, const AskScope& scope, const std::string& question) {
   Retrieved out;

@@ -33,6 +33,11 @@ inline constexpr int kLibraryFetchMaxSegments = 20000;
 
 Retrieved retrieve(pqxx::transaction_base& txn, const AskScope& scope, const std::string& question);
 
+// The tsquery text matching any of `lexemes` as they are ('bee' | 'hive'):
+// quoted, so no operator or stemming applies to them again. (The statements'
+// parameter; bench/ask_speed_benchmark.cpp runs them one by one.)
+std::string any_of(const std::vector<std::string>& lexemes);
+
 // The segment after `s` in its recording (enrichment::NextSegment).
 std::optional<enrichment::AskSegment> next_segment(pqxx::transaction_base& txn, const enrichment::AskSegment& s);
 

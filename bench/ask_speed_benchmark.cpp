@@ -485,20 +485,6 @@ Stats stats_of(std::vector<double> v) {
   return {scribe::bench::percentile(v, 0.5), scribe::bench::percentile(v, 0.95), v.empty() ? 0 : v.back()};
 }
 
-std::string quoted_any_of(const std::vector<std::string>& lexemes) {  // api/ask_retrieval.cpp's any_of
-  std::string q;
-  for (const auto& l : lexemes) {
-    if (!q.empty()) q += " | ";
-    q += '\'';
-    for (char c : l) {
-      if (c == '\'' || c == '\\') q += c == '\'' ? '\'' : '\\';
-      q += c;
-    }
-    q += '\'';
-  }
-  return q;
-}
-
 double ms_since(Clock::time_point t0) { return seconds_since(t0) * 1000.0; }
 double r3(double ms) { return std::round(ms * 1000.0) / 1000.0; }  // JSON figures to the microsecond
 
@@ -524,8 +510,9 @@ Json library_anatomy(pqxx::connection& conn, const Scope& s, const std::string& 
   double count_ms = 0;
   for (const auto& t : terms) {
     t0 = Clock::now();
-    const double df =
-        txn.exec_prepared1("ask.library_count", s.scope.account_id, quoted_any_of({t}), ids)[0].as<double>();
+    const double df = (ids ? txn.exec_prepared1("ask.chosen_count", s.scope.account_id, scribe::api::any_of({t}), *ids)
+                           : txn.exec_prepared1("ask.library_count", s.scope.account_id, scribe::api::any_of({t})))[0]
+                          .as<double>();
     const double ms = ms_since(t0);
     count_ms += ms;
     counts.push_back({{"term", t}, {"df", df}, {"ms", ms}});
@@ -543,8 +530,10 @@ Json library_anatomy(pqxx::connection& conn, const Scope& s, const std::string& 
   std::size_t rows = 0;
   if (!fetch.empty()) {
     t0 = Clock::now();
-    rows = txn.exec_prepared("ask.library_segments", s.scope.account_id, quoted_any_of(fetch), ids,
-                             scribe::api::kLibraryFetchMaxSegments)
+    rows = (ids ? txn.exec_prepared("ask.chosen_segments", s.scope.account_id, scribe::api::any_of(fetch), *ids,
+                                    scribe::api::kLibraryFetchMaxSegments)
+                : txn.exec_prepared("ask.library_segments", s.scope.account_id, scribe::api::any_of(fetch),
+                                    scribe::api::kLibraryFetchMaxSegments))
                .size();
     fetch_ms = ms_since(t0);
   }
@@ -555,12 +544,13 @@ Json library_anatomy(pqxx::connection& conn, const Scope& s, const std::string& 
       for (const auto& r : txn.exec("explain (analyze, buffers) " + sql)) std::cout << "    " << r[0].c_str() << "\n";
     };
     for (const auto& t : terms)
-      show("execute \"ask.library_count\"(" + std::to_string(s.scope.account_id) + ", " +
-           txn.quote(quoted_any_of({t})) + ", " + ids_sql + ")");
+      show(std::string("execute \"") + (ids ? "ask.chosen_count" : "ask.library_count") + "\"(" +
+           std::to_string(s.scope.account_id) + ", " + txn.quote(scribe::api::any_of({t})) +
+           (ids ? ", " + ids_sql : std::string()) + ")");
     if (!fetch.empty())
-      show("execute \"ask.library_segments\"(" + std::to_string(s.scope.account_id) + ", " +
-           txn.quote(quoted_any_of(fetch)) + ", " + ids_sql + ", " +
-           std::to_string(scribe::api::kLibraryFetchMaxSegments) + ")");
+      show(std::string("execute \"") + (ids ? "ask.chosen_segments" : "ask.library_segments") + "\"(" +
+           std::to_string(s.scope.account_id) + ", " + txn.quote(scribe::api::any_of(fetch)) +
+           (ids ? ", " + ids_sql : std::string()) + ", " + std::to_string(scribe::api::kLibraryFetchMaxSegments) + ")");
   }
   return {{"question", question}, {"lexemes_ms", lexemes_ms}, {"stats_ms", stats_ms}, {"counts", counts},
           {"count_ms", count_ms}, {"fetch_terms", fetch},     {"fetch_rows", rows},   {"fetch_ms", fetch_ms}};
@@ -573,7 +563,7 @@ void explain_transcript(pqxx::connection& conn, const Scope& s, const std::strin
   const auto terms = scribe::enrichment::query_terms(lexemes);
   if (terms.empty()) return;
   const std::string sql = "execute \"ask.transcript_segments\"(" + std::to_string(*s.scope.transcription_id) + ", " +
-                          std::to_string(s.scope.account_id) + ", " + txn.quote(quoted_any_of(terms)) + ")";
+                          std::to_string(s.scope.account_id) + ", " + txn.quote(scribe::api::any_of(terms)) + ")";
   std::cout << "\n  EXPLAIN, " << s.name << ": " << question << "\n  " << sql << "\n";
   for (const auto& r : txn.exec("explain (analyze, buffers) " + sql)) std::cout << "    " << r[0].c_str() << "\n";
 }

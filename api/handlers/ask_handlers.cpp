@@ -44,9 +44,6 @@ AskRequest parse_request(RequestContext& ctx, bool library) {
 }
 
 Json nullable(const std::optional<int>& n) { return n ? Json(*n) : Json(nullptr); }
-// The allowance left when nothing is counted (a no_answer): one more than
-// after an ask.
-Json unchanged(const std::optional<int>& after) { return after ? Json(*after + 1) : Json(nullptr); }
 
 // Beyond the budget nothing is saved or counted (the spec's qna_timeout).
 void check_budget(std::chrono::steady_clock::time_point started) {
@@ -111,71 +108,69 @@ int64_t qna_id_param(RequestContext& ctx) { return ctx.id_param("qnaId", "Q&A en
 
 }  // namespace
 
-Response AskTranscriptionHandler::handle(RequestContext& ctx) {
+namespace {
+
+// One ask, either kind: refused (404, 409, 429) before any work, answered,
+// and, unless nothing relevant was found, saved and counted.
+struct Outcome {
+  Answered answered;
+  std::optional<int64_t> qna_id;
+  ask::Remaining remaining;  // after this ask
+};
+
+Outcome run_ask(RequestContext& ctx, std::optional<int64_t> transcription_id, const AskRequest& r) {
   const auto started = std::chrono::steady_clock::now();
-  const int64_t id = ctx.id_param("id", "transcription");
-  const AskRequest r = parse_request(ctx, false);
   const commands::Caller caller = caller_of(ctx);
-  // Refused (404, 409, 429) before any work; decided again at the append.
-  const auto checked = commands::check_ask(ctx.db(), caller, id);
-  AskScope scope{caller.account_id, id, std::nullopt};
-  Answered a = answer(ctx, scope, r, false);
+  // Decided again at the append (record_answer).
+  const auto checked = commands::check_ask(ctx.db(), caller, transcription_id);
+  Outcome out;
+  const AskScope scope{caller.account_id, transcription_id, transcription_id ? std::nullopt : r.transcription_ids};
+  out.answered = answer(ctx, scope, r, !transcription_id);
   check_budget(started);
-  if (a.answer.no_answer) {
-    return Response::json(200, {{"answer", ""},
-                                {"no_answer", true},
-                                {"citations", Json::array()},
-                                {"qna_id", nullptr},
-                                {"remaining_per_transcript", unchanged(checked.remaining.per_transcript)},
-                                {"remaining_per_day", unchanged(checked.remaining.per_day)},
-                                {"model", kModel}});
+  if (out.answered.answer.no_answer) {
+    // Nothing counted: what is left is one more than after an ask.
+    auto plus_one = [](std::optional<int> n) { return n ? std::optional<int>(*n + 1) : std::nullopt; };
+    out.remaining = {plus_one(checked.remaining.per_day), plus_one(checked.remaining.per_transcript)};
+    return out;
   }
   ask::Entry entry;
-  entry.transcription_id = id;
+  entry.transcription_id = transcription_id;
   entry.question = r.question;
-  entry.answer = a.answer.answer;
-  entry.citations = a.stored;
+  entry.answer = out.answered.answer.answer;
+  entry.citations = out.answered.stored;
   entry.model = kModel;
   const auto recorded = commands::record_answer(ctx.services.store, ctx.db(), caller, std::move(entry));
-  return Response::json(200, {{"answer", a.answer.answer},
-                              {"no_answer", false},
-                              {"citations", a.citations},
-                              {"qna_id", recorded.qna_id},
-                              {"remaining_per_transcript", nullable(recorded.remaining.per_transcript)},
-                              {"remaining_per_day", nullable(recorded.remaining.per_day)},
-                              {"model", kModel}});
+  out.qna_id = recorded.qna_id;
+  out.remaining = recorded.remaining;
+  return out;
+}
+
+Json body_of(const Outcome& o) {
+  const bool none = o.answered.answer.no_answer;
+  return {{"answer", none ? std::string() : o.answered.answer.answer},
+          {"no_answer", none},
+          {"citations", none ? Json::array() : o.answered.citations},
+          {"qna_id", o.qna_id ? Json(*o.qna_id) : Json(nullptr)},
+          {"model", kModel}};
+}
+
+}  // namespace
+
+Response AskTranscriptionHandler::handle(RequestContext& ctx) {
+  const int64_t id = ctx.id_param("id", "transcription");
+  const Outcome o = run_ask(ctx, id, parse_request(ctx, false));
+  Json body = body_of(o);
+  body["remaining_per_transcript"] = nullable(o.remaining.per_transcript);
+  body["remaining_per_day"] = nullable(o.remaining.per_day);
+  return Response::json(200, body);
 }
 
 Response AskLibraryHandler::handle(RequestContext& ctx) {
-  const auto started = std::chrono::steady_clock::now();
-  const AskRequest r = parse_request(ctx, true);
-  const commands::Caller caller = caller_of(ctx);
-  const auto checked = commands::check_ask(ctx.db(), caller, std::nullopt);
-  AskScope scope{caller.account_id, std::nullopt, r.transcription_ids};
-  Answered a = answer(ctx, scope, r, true);
-  check_budget(started);
-  if (a.answer.no_answer) {
-    return Response::json(200, {{"answer", ""},
-                                {"no_answer", true},
-                                {"citations", Json::array()},
-                                {"qna_id", nullptr},
-                                {"remaining_today", unchanged(checked.remaining.per_day)},
-                                {"saved", false},
-                                {"model", kModel}});
-  }
-  ask::Entry entry;
-  entry.question = r.question;
-  entry.answer = a.answer.answer;
-  entry.citations = a.stored;
-  entry.model = kModel;
-  const auto recorded = commands::record_answer(ctx.services.store, ctx.db(), caller, std::move(entry));
-  return Response::json(200, {{"answer", a.answer.answer},
-                              {"no_answer", false},
-                              {"citations", a.citations},
-                              {"qna_id", recorded.qna_id},
-                              {"remaining_today", nullable(recorded.remaining.per_day)},
-                              {"saved", true},
-                              {"model", kModel}});
+  const Outcome o = run_ask(ctx, std::nullopt, parse_request(ctx, true));
+  Json body = body_of(o);
+  body["remaining_today"] = nullable(o.remaining.per_day);
+  body["saved"] = o.qna_id.has_value();
+  return Response::json(200, body);
 }
 
 Response DeleteTranscriptionAskHandler::handle(RequestContext& ctx) {

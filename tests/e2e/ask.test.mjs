@@ -19,7 +19,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer, newAccount, newKey, admin, curl, envelope, finished, DB } from './harness.mjs';
-import { dialogue, convert, seconds, startMediaServer, MEDIA_DIR } from './media.mjs';
+import { dialogue, convert, seconds, startMediaServer, MEDIA_DIR, FOUR_TOPICS } from './media.mjs';
 
 const psql = (sql) => execFileSync('psql', [DB, '-At', '-c', sql], { encoding: 'utf8' }).trim();
 // Many requests per test: the rate limiter is not what is tested here.
@@ -27,36 +27,7 @@ const ENV = { SCRIBE_ALLOW_PRIVATE_URLS: '1', SCRIBE_WORKER_POLL_MS: '100', SCRI
   SCRIBE_WORKER_SLOTS: '2' };
 
 // Four passages on clearly different subjects (the enrichment test's).
-const TOPICS = [
-  { voice: 'slt', text: 'Baking bread at home starts with flour, water, salt and yeast. Mix the flour and water into ' +
-    'a rough dough, then let it rest for twenty minutes. Knead the dough on a floured table until it feels smooth ' +
-    'and elastic. Let the dough rise in a warm kitchen for two hours, until it doubles in size. Shape the loaf, ' +
-    'place it in a hot oven, and bake the bread for forty minutes until the crust is golden brown. Let the bread ' +
-    'cool before you cut it, or the inside of the loaf will be sticky. A good sourdough starter needs flour and ' +
-    'water every day, and it makes the bread taste a little sour. Rye flour gives a dark and heavy loaf, while ' +
-    'white flour gives a light bread with large holes.' },
-  { voice: 'rms', text: 'The ocean tides are caused by the pull of the moon. As the earth turns, the water on the ' +
-    'side facing the moon rises into a high tide. Most coasts see two high tides and two low tides every day. When ' +
-    'the sun and the moon line up, the tides are stronger, and sailors call them spring tides. Fishermen study the ' +
-    'tide tables carefully, because the water near the harbor can rise and fall by several meters. At low tide the ' +
-    'beach is wide and the boats rest on the sand. Strong winds from the sea can push the water even higher, and ' +
-    'then the waves flood the roads along the coast. In some narrow bays the tide comes in faster than a person ' +
-    'can walk, so visitors must watch the water.' },
-  { voice: 'awb', text: 'Last night the football match between the two city teams was exciting. The home team ' +
-    'scored the first goal after ten minutes with a powerful shot. The visiting team answered before half time, ' +
-    'when their striker headed the ball into the net. In the second half the goalkeeper made three great saves. ' +
-    'The crowd cheered loudly when the captain scored the winning goal in the final minute of the game. The coach ' +
-    'said the players had trained hard all season for this match. Next week the team travels to the north for ' +
-    'the cup final, and the tickets are already sold out. The young defender was named player of the match after ' +
-    'he blocked two shots on the goal line. The referee showed four yellow cards.' },
-  { voice: 'slt', text: 'In the garden this spring we planted tomatoes, beans and carrots. Tomato plants need plenty ' +
-    'of sunlight and water every morning. We added compost to the soil and tied each plant to a wooden stick so it ' +
-    'grows straight. Pull the weeds every week and watch for insects on the leaves. By the end of summer the ' +
-    'tomatoes turn red and sweet, ready to pick and share with the neighbors. The carrots stay in the ground until ' +
-    'the first cold nights of autumn. In winter we cover the empty beds with leaves and straw, so the soil stays ' +
-    'soft and rich for the next spring. Next year we want to grow potatoes and onions, and maybe a small apple ' +
-    'tree beside the fence. Fresh vegetables from the garden taste much better.' },
-];
+const TOPICS = FOUR_TOPICS;
 // Questions per passage, each word of which (as stemmed) is in that passage
 // only; the recognizer may garble a word, so the first candidate whose words
 // all survive in the transcript of its passage (and nowhere else) is asked.
