@@ -198,6 +198,8 @@ void ApiApp::run(std::shared_ptr<RequestContext> ctx, const Route& route, Respon
         throw Error("scope_forbidden", "this API key is read-only; " + ctx->req.method + " needs a full-access key");
     }
   } catch (const Error& err) {
+    if (err.http_status() >= 500)
+      log::error("request failed", {{"request_id", ctx->request_id}, {"code", err.code()}, {"error", err.message()}});
     // Whichever step refused the key (authenticate, or a handler checking a
     // cached key itself), the failure counts against the caller's address.
     if (route.authenticated && err.http_status() == 401) services_.authenticator.record_failure(ctx->req);
@@ -229,7 +231,7 @@ void ApiApp::execute(std::shared_ptr<RequestContext> ctx, const Route& route,
   std::optional<std::string> idem_key;
   Response res;
   try {
-    if (ctx->req.method == "POST" && ctx->principal && !route.own_protocol) {
+    if (ctx->req.method == "POST" && ctx->principal && !route.own_protocol && !route.keeps_no_responses) {
       if (auto key = ctx->req.header("idempotency-key")) {
         auto outcome = Idempotency::begin(ctx->db(), ctx->principal->idempotency_principal(), *key, ctx->req);
         if (auto* cached = std::get_if<Response>(&outcome)) {

@@ -388,6 +388,7 @@ class Session : public std::enable_shared_from_this<Session> {
     msg->chunked(true);
     auto sr = std::make_shared<http::response_serializer<http::empty_body>>(*msg);
     auto body = res.stream;
+    streaming_ = body;  // close() tells the producer the client is gone
     stream_.expires_after(kIdleTimeout);
     http::async_write_header(stream_, *sr,
                              [self = shared_from_this(), msg, sr, body, keep](beast::error_code ec, std::size_t) {
@@ -420,12 +421,14 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void end_stream(const std::shared_ptr<ChunkStream>& body, beast::error_code ec, bool keep) {
     busy_ = false;
+    streaming_.reset();
     server_.request_finished();
     if (ec) {
       body->mark_gone();
       return close();
     }
-    if (!keep) return linger();
+    // A stream can outlast the start of a shutdown: decide keep-alive again.
+    if (!keep || closing_ || server_.stopping) return linger();
     read();
   }
 
@@ -453,6 +456,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void close() {
     if (closed_) return;
     closed_ = true;
+    // A pending pull holds this session; dropping it lets both go.
+    if (auto body = std::exchange(streaming_, nullptr)) body->mark_gone();
     beast::error_code ec;
     stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
     stream_.close();
@@ -462,6 +467,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   beast::tcp_stream stream_;
   HttpServer::Impl& server_;
+  std::shared_ptr<ChunkStream> streaming_;  // the body being streamed, if any
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::empty_body>> header_parser_;
   std::optional<http::request_parser<http::string_body>> parser_;

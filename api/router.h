@@ -60,6 +60,9 @@ struct Route {
   // read-only key may POST to it (the handler checks each operation), it
   // takes no Idempotency-Key, and internal calls never reach it.
   bool own_protocol = false;
+  // Idempotency-Key is ignored: the response must not be kept (asks: their
+  // text is redacted on request, and a cached copy would outlive that).
+  bool keeps_no_responses = false;
 };
 
 class Router {

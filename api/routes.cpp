@@ -42,9 +42,17 @@ void register_routes(ApiApp& app) {
   authed("GET", "/api/v1/transcriptions/{id}/words", WordsHandler::handle);
   authed("GET", "/api/v1/transcriptions/{id}/search", TranscriptionSearchHandler::handle);
   authed("GET", "/api/v1/search", SearchHandler::handle);
-  authed("POST", "/api/v1/transcriptions/{id}/ask", AskTranscriptionHandler::handle);
+  // Asks keep no idempotent copy of their answers (Route::keeps_no_responses).
+  for (auto [pattern, handler] :
+       {std::pair<const char*, Handler>{"/api/v1/transcriptions/{id}/ask", AskTranscriptionHandler::handle},
+        std::pair<const char*, Handler>{"/api/v1/ask", AskLibraryHandler::handle}})
+    r.add(Route{.method = "POST",
+                .pattern = pattern,
+                .authenticated = true,
+                .rate_limited = true,
+                .handler = handler,
+                .keeps_no_responses = true});
   authed("DELETE", "/api/v1/transcriptions/{id}/ask/{qnaId}", DeleteTranscriptionAskHandler::handle);
-  authed("POST", "/api/v1/ask", AskLibraryHandler::handle);
   authed("DELETE", "/api/v1/ask/{qnaId}", DeleteLibraryAskHandler::handle);
   // MCP (mcp_handlers.cpp): the same keys and limiter as the REST API.
   r.add(Route{.method = "POST",

@@ -1,5 +1,8 @@
 #include "commands/ask_commands.h"
 
+#include <algorithm>
+#include <set>
+
 #include "commands/account_commands.h"
 #include "commands/retry_on_conflict.h"
 #include "common/db.h"
@@ -16,8 +19,8 @@ const db::Statement kSystemQna{
 // (they quote it too).
 const db::Statement kAnswersAbout{
     "commands.answers_about",
-    "select id from asks where transcription_id = $1 or (transcription_id is null and "
-    "citations @> jsonb_build_array(jsonb_build_object('transcription_id', $1::bigint)))"};
+    "select id from asks where account_id = $2 and (transcription_id = $1 or (transcription_id is null and "
+    "citations @> jsonb_build_array(jsonb_build_object('transcription_id', $1::bigint))))"};
 
 // System Q&A ids are transcription_id * 100 + index (api/enrichment_rows.cpp);
 // asked entries' ids start at this (migrations/055_ask.sql).
@@ -36,12 +39,20 @@ struct Decided {
 
 // The allowance stream and the plan, read in one snapshot; with a
 // transcription, also that it is the caller's and completed.
-Decided read_state(pqxx::connection& conn, const Caller& caller, std::optional<int64_t> transcription_id) {
-  pqxx::read_transaction txn(conn);
+Decided read_state(pqxx::transaction_base& txn, const Caller& caller, std::optional<int64_t> transcription_id) {
   if (transcription_id) transcription::require_completed(load_transcription(txn, caller, *transcription_id).status);
   const auto account = load_account(txn, caller.account_id);
-  return {ask::fold(eventstore::EventStore::read_stream(txn, ask::allowance_stream_id(caller.account_id))),
-          ask::allowance_of(account.plan)};
+  const auto allowance = ask::allowance_of(account.plan);
+  const std::string sid = ask::allowance_stream_id(caller.account_id);
+  if (allowance.per_transcript) return {ask::fold(eventstore::EventStore::read_stream(txn, sid)), allowance};
+  // Only the day counts: read from the oldest ask the last decision still
+  // had inside its window (at most the plan's daily number of events).
+  const auto last = eventstore::EventStore::last_event(txn, sid);
+  if (!last) return {ask::State{}, allowance};
+  const int64_t from = last->data.value("window_from", int64_t{1});
+  auto state = ask::fold(eventstore::EventStore::read_stream(txn, sid, std::max<int64_t>(0, from - 1)));
+  state.version = last->version;
+  return {std::move(state), allowance};
 }
 
 void redact_entry_stream(pqxx::work& txn, int64_t qna_id) {
@@ -52,7 +63,8 @@ void redact_entry_stream(pqxx::work& txn, int64_t qna_id) {
 }  // namespace
 
 AskCheck check_ask(pqxx::connection& conn, const Caller& caller, std::optional<int64_t> transcription_id) {
-  const auto d = read_state(conn, caller, transcription_id);
+  pqxx::read_transaction txn(conn);
+  const auto d = read_state(txn, caller, transcription_id);
   const TimePoint at = now();
   ask::check(d.state, d.allowance, transcription_id, at);
   return {d.allowance, ask::remaining_after(d.state, d.allowance, transcription_id, at)};
@@ -69,9 +81,22 @@ RecordedAsk record_answer(const eventstore::EventStore& store, pqxx::connection&
   entry.qna_id = qna_id;
   entry.account_id = caller.account_id;
   entry.key_id = caller.key_id;
+  // The transcriptions the entry is about or quotes: their deletion must
+  // either see this entry (and redact it) or refuse it. Both take the
+  // transcription stream's lock before reading (remove() in
+  // transcription_commands.cpp), so one of the two goes first.
+  std::set<int64_t> quoted;
+  if (entry.transcription_id) quoted.insert(*entry.transcription_id);
+  for (const auto& c : entry.citations)
+    if (c.contains("transcription_id") && c["transcription_id"].is_number_integer())
+      quoted.insert(c["transcription_id"].get<int64_t>());
   return retry_on_conflict(
       [&] {
-        const auto d = read_state(conn, caller, entry.transcription_id);
+        pqxx::work txn(conn);
+        for (int64_t id : quoted)  // ascending: the order every stream lock is taken in
+          eventstore::EventStore::lock_stream(txn, transcription::stream_id(id));
+        for (int64_t id : quoted) load_transcription(txn, caller, id);
+        const auto d = read_state(txn, caller, entry.transcription_id);
         const TimePoint at = now();
         entry.asked_at = at;
         auto counted =
@@ -79,11 +104,11 @@ RecordedAsk record_answer(const eventstore::EventStore& store, pqxx::connection&
         auto saved = ask::answered(entry);
         counted.metadata = caller.meta.to_json();
         saved.metadata = caller.meta.to_json();
-        store.append_and_commit(conn,
-                                {{ask::allowance_stream_id(caller.account_id),
-                                  eventstore::ExpectedVersion::exact(d.state.version),
-                                  {counted}},
-                                 {ask::entry_stream_id(qna_id), eventstore::ExpectedVersion::no_stream(), {saved}}});
+        store.append(txn, {{ask::allowance_stream_id(caller.account_id),
+                            eventstore::ExpectedVersion::exact(d.state.version),
+                            {counted}},
+                           {ask::entry_stream_id(qna_id), eventstore::ExpectedVersion::no_stream(), {saved}}});
+        eventstore::EventStore::commit(txn);
         return RecordedAsk{qna_id, ask::remaining_after(d.state, d.allowance, entry.transcription_id, at)};
       },
       "the account is asking too many questions at once; retry");
@@ -122,9 +147,10 @@ void redact_answer(const eventstore::EventStore& store, pqxx::connection& conn, 
       "the Q&A entry is busy; retry");
 }
 
-std::vector<int64_t> answers_about(pqxx::transaction_base& txn, int64_t transcription_id) {
+std::vector<int64_t> answers_about(pqxx::transaction_base& txn, int64_t account_id, int64_t transcription_id) {
   std::vector<int64_t> ids;
-  for (const auto& r : txn.exec_prepared(kAnswersAbout.name, transcription_id)) ids.push_back(r[0].as<int64_t>());
+  for (const auto& r : txn.exec_prepared(kAnswersAbout.name, transcription_id, account_id))
+    ids.push_back(r[0].as<int64_t>());
   return ids;
 }
 

@@ -16,7 +16,9 @@
 //  - record_answer decides again on the stream as it is then and appends
 //    QuestionAsked (allowance stream) and QuestionAnswered (the entry's own
 //    stream) in one transaction at the version it read, so of concurrent asks
-//    at the limit only as many as the allowance has left succeed.
+//    at the limit only as many as the allowance has left succeed. It holds
+//    the locks of the transcriptions the entry is about or quotes meanwhile,
+//    so a deletion racing it either redacts the entry or makes it 404.
 // A no_answer never reaches record_answer: it is neither saved nor counted.
 namespace scribe::commands {
 
@@ -48,7 +50,7 @@ void redact_answer(const eventstore::EventStore& store, pqxx::connection& conn, 
 // answers_about reads their ids before the deletion is appended (its
 // projection removes the rows), redact_answers redacts their streams after
 // it, in the same transaction.
-std::vector<int64_t> answers_about(pqxx::transaction_base& txn, int64_t transcription_id);
+std::vector<int64_t> answers_about(pqxx::transaction_base& txn, int64_t account_id, int64_t transcription_id);
 void redact_answers(pqxx::work& txn, const std::vector<int64_t>& qna_ids);
 
 }  // namespace scribe::commands

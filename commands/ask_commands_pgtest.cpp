@@ -64,6 +64,22 @@ TEST_F(AskCommands, AnswersAreCountedSavedAndStopAtThePerTranscriptLimit) {
   EXPECT_NO_THROW(check_ask(*conn, c.caller, std::nullopt));
 }
 
+TEST_F(AskCommands, PaidPlansReadOnlyTheWindowAndCountTheSame) {
+  auto conn = connect();
+  auto c = testing::completed_transcription(*conn, "real", plans::Tier::Starter);
+  for (int i = 0; i < 5; ++i) {
+    auto recorded = record_answer(store(), *conn, c.caller, entry(c.id, "starter " + std::to_string(i)));
+    EXPECT_EQ(recorded.remaining.per_day, 100 - i - 1);
+    EXPECT_FALSE(recorded.remaining.per_transcript.has_value());
+  }
+  EXPECT_EQ(check_ask(*conn, c.caller, c.id).remaining.per_day, 94);
+  // Every QuestionAsked names the first version still inside its window.
+  pqxx::nontransaction txn(*conn);
+  auto r = txn.exec_params1("select (data->>'window_from')::bigint from events where stream_id = $1 and version = 5",
+                            ask::allowance_stream_id(c.caller.account_id));
+  EXPECT_EQ(r[0].as<int64_t>(), 1);
+}
+
 TEST_F(AskCommands, TwentyConcurrentAsksWithThreeLeftSucceedExactlyThreeTimes) {
   auto conn = connect();
   auto c = testing::completed_transcription(*conn);
@@ -143,21 +159,26 @@ TEST_F(AskCommands, AskingNeedsACompletedTranscriptionOfYourOwn) {
 TEST_F(AskCommands, DeletingTheTranscriptionRedactsWhatWasAskedAboutIt) {
   auto conn = connect();
   auto c = testing::completed_transcription(*conn);
-  auto recorded = record_answer(store(), *conn, c.caller, entry(c.id, "Where do quetzalhives grow?"));
+  // A word no other run of this test leaves in the shared database.
+  const std::string marker = "quetzalhives" + unique("q");
+  auto recorded = record_answer(store(), *conn, c.caller, entry(c.id, "Where do " + marker + " grow?"));
   // A library entry quoting it goes too; one citing something else stays.
-  auto quoting = entry(std::nullopt, "Which library entry mentions quetzalhives?");
+  auto quoting = entry(std::nullopt, "Which library entry mentions " + marker + "?");
   quoting.citations[0]["transcription_id"] = c.id;
   const auto library = record_answer(store(), *conn, c.caller, quoting);
   auto elsewhere = entry(std::nullopt, "Unrelated library question");
-  elsewhere.citations[0]["transcription_id"] = c.id + 1000000;
+  elsewhere.citations[0].erase("transcription_id");
   const auto kept = record_answer(store(), *conn, c.caller, elsewhere);
   remove(store(), *conn, c.caller, c.id);
   EXPECT_EQ(scalar(*conn, "select count(*) from asks where id = $1::bigint", std::to_string(library.qna_id)), 0);
   EXPECT_EQ(scalar(*conn, "select count(*) from asks where id = $1::bigint", std::to_string(kept.qna_id)), 1);
+  // An answer quoting it is refused now (the ask and the deletion take the
+  // transcription's lock, so one of them goes first).
+  EXPECT_EQ(code_of([&] { record_answer(store(), *conn, c.caller, quoting); }), "not_found");
   // Its entries are not found under it any more.
   EXPECT_EQ(code_of([&] { redact_answer(store(), *conn, c.caller, recorded.qna_id, c.id); }), "not_found");
   EXPECT_EQ(scalar(*conn, "select count(*) from asks where id = $1::bigint", std::to_string(recorded.qna_id)), 0);
-  EXPECT_EQ(scalar(*conn, "select count(*) from events where data::text like '%' || $1 || '%'", "quetzalhives"), 0);
+  EXPECT_EQ(scalar(*conn, "select count(*) from events where data::text like '%' || $1 || '%'", marker), 0);
   // All three still counted.
   EXPECT_EQ(
       scalar(*conn, "select count(*) from events where stream_id = $1", ask::allowance_stream_id(c.caller.account_id)),

@@ -189,10 +189,14 @@ void remove(const eventstore::EventStore& store, pqxx::connection& conn, const C
       [&] {
         pqxx::work txn(conn);
         const std::string sid = transcription::stream_id(transcription_id);
+        // Taken before reading: an ask recording an entry about this
+        // transcription holds it too (ask_commands.h), so the entries read
+        // below are all there will be.
+        eventstore::EventStore::lock_stream(txn, sid);
         auto tr = transcription::fold(eventstore::EventStore::read_stream(txn, sid));
         if (!tr.exists || tr.deleted || tr.account_id != caller.account_id) throw Error::not_found("transcription");
         auto acc = load_account(txn, caller.account_id);
-        const auto asked = answers_about(txn, transcription_id);
+        const auto asked = answers_about(txn, caller.account_id, transcription_id);
         std::vector<eventstore::StreamAppend> appends;
         std::vector<eventstore::NewEvent> tev = {transcription::deleted(tr)};
         stamp(tev, caller.meta);

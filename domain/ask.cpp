@@ -50,9 +50,16 @@ int State::asked_about(int64_t transcription_id) const {
                                         [&](const Asked& a) { return a.transcription_id == transcription_id; }));
 }
 
-void apply(State& s, const std::string& type, const Json& data) {
+int64_t State::window_from(TimePoint at) const {
+  const TimePoint since = window_start(at);
+  auto first = std::partition_point(asked.begin(), asked.end(), [&](const Asked& a) { return a.at <= since; });
+  return first == asked.end() ? version + 1 : first->version;
+}
+
+void apply(State& s, const std::string& type, const Json& data, int64_t version) {
   if (type != events::kQuestionAsked) return;
   Asked a;
+  a.version = version;
   a.at = parse_iso8601(data.at("asked_at").get<std::string>()).value_or(TimePoint{});
   a.transcription_id = optional_id(data, "transcription_id");
   a.qna_id = data.at("qna_id").get<int64_t>();
@@ -66,7 +73,7 @@ void apply(State& s, const std::string& type, const Json& data) {
 State fold(const std::vector<eventstore::RecordedEvent>& events) {
   State s;
   for (const auto& e : events) {
-    apply(s, e.type, e.data);
+    apply(s, e.type, e.data, e.version);
     s.version = e.version;
   }
   return s;
@@ -110,7 +117,8 @@ eventstore::NewEvent asked(const State& s, const Allowance& a, int64_t account_i
            {"qna_id", qna_id},
            {"transcription_id", id_or_null(transcription_id)},
            {"key_id", id_or_null(key_id)},
-           {"asked_at", to_iso8601(at)}}};
+           {"asked_at", to_iso8601(at)},
+           {"window_from", s.window_from(at)}}};
 }
 
 eventstore::NewEvent answered(const Entry& e) {

@@ -35,6 +35,7 @@ struct Asked {
   TimePoint at;
   std::optional<int64_t> transcription_id;  // null for a library ask
   int64_t qna_id = 0;
+  int64_t version = 0;  // of its QuestionAsked event
 };
 
 struct State {
@@ -42,9 +43,15 @@ struct State {
   int64_t version = 0;
   int asked_since(TimePoint since) const;
   int asked_about(int64_t transcription_id) const;
+  // The version of the oldest ask inside the 24 h window ending at `at` (the
+  // next version when none is): events before it never count toward the day
+  // again, since time only moves on. QuestionAsked records it, so a plan
+  // without a per-transcript limit reads only that far back
+  // (commands/ask_commands.cpp), whatever the stream's length.
+  int64_t window_from(TimePoint at) const;
 };
 
-void apply(State& s, const std::string& type, const Json& data);
+void apply(State& s, const std::string& type, const Json& data, int64_t version = 0);
 State fold(const std::vector<eventstore::RecordedEvent>& events);
 
 // What is left after one more ask (nullopt: unlimited).
@@ -62,7 +69,7 @@ void check(const State& s, const Allowance& a, std::optional<int64_t> transcript
 Remaining remaining_after(const State& s, const Allowance& a, std::optional<int64_t> transcription_id, TimePoint at);
 
 // The decision: check() then the QuestionAsked event.
-// {account_id, qna_id, transcription_id|null, key_id|null, asked_at}
+// {account_id, qna_id, transcription_id|null, key_id|null, asked_at, window_from}
 eventstore::NewEvent asked(const State& s, const Allowance& a, int64_t account_id, int64_t qna_id,
                            std::optional<int64_t> transcription_id, std::optional<int64_t> key_id, TimePoint at);
 

@@ -15,8 +15,8 @@ TimePoint at(int seconds) { return kT0 + std::chrono::seconds(seconds); }
 // Applies the decision's event, as a successful append would.
 void ask_at(State& s, const Allowance& a, int64_t qna_id, std::optional<int64_t> about, TimePoint when) {
   auto e = asked(s, a, 7, qna_id, about, std::nullopt, when);
-  apply(s, e.type, e.data);
   s.version += 1;
+  apply(s, e.type, e.data, s.version);
 }
 
 Error error_of(const std::function<void()>& f) {
@@ -75,6 +75,21 @@ TEST(AskAllowance, DailyWindowRollsAndRetryAfterIsWhenTheOldestLeaves) {
   // Sub-second remainders round up, so a client never retries too early.
   const Error late = error_of([&] { check(s, free, std::nullopt, at(86399) + std::chrono::milliseconds(500)); });
   EXPECT_EQ(late.extras().at("retry_after").get<int64_t>(), 1);
+}
+
+TEST(AskAllowance, WindowFromIsTheOldestAskStillInsideTheWindow) {
+  State s;
+  const auto pro = allowance_of(plans::Tier::Pro);
+  EXPECT_EQ(s.window_from(at(0)), 1);  // nothing asked: the next event
+  ask_at(s, pro, 1, std::nullopt, at(0));
+  ask_at(s, pro, 2, std::nullopt, at(3600));
+  ask_at(s, pro, 3, std::nullopt, at(7200));
+  EXPECT_EQ(s.asked[0].version, 1);
+  EXPECT_EQ(s.window_from(at(100)), 1);
+  EXPECT_EQ(s.window_from(at(86400 + 1)), 2);
+  EXPECT_EQ(s.window_from(at(86400 + 7200)), 4);
+  // The decision records it for the next reader.
+  EXPECT_EQ(asked(s, pro, 7, 4, std::nullopt, std::nullopt, at(86400 + 3601)).data.at("window_from"), 3);
 }
 
 TEST(AskAllowance, TranscriptScopeIsCheckedBeforeTheDay) {

@@ -34,6 +34,10 @@ const db::Statement kAppend{"events.append", "select stream_id, version, positio
 const db::Statement kAppendStream{"events.append_stream",
                                   "select version, position, tx::text, " SCRIBE_SQL_ISO_US(
                                       "recorded_at") " from scribe_append_stream($1, $2, $3::jsonb)"};
+const db::Statement kLastEvent{
+    "events.last_event",
+    "select position, tx::text, stream_id, version, type, data::text, metadata::text, " SCRIBE_SQL_ISO_US(
+        "recorded_at") " from events where stream_id = $1 order by version desc limit 1"};
 const db::Statement kReadStream{
     "events.read_stream",
     "select position, tx::text, stream_id, version, type, data::text, metadata::text, " SCRIBE_SQL_ISO_US(
@@ -261,6 +265,12 @@ std::vector<RecordedEvent> EventStore::finish_append(pqxx::work& txn, std::vecto
   if (projector_) projector_->project(txn, recorded);
   appended_total_ += recorded.size();
   return recorded;
+}
+
+std::optional<RecordedEvent> EventStore::last_event(pqxx::transaction_base& txn, const std::string& stream_id) {
+  auto events = rows_to_events(txn.exec_prepared(kLastEvent.name, stream_id));
+  if (events.empty()) return std::nullopt;
+  return std::move(events.front());
 }
 
 std::vector<RecordedEvent> EventStore::read_stream(pqxx::transaction_base& txn, const std::string& stream_id,

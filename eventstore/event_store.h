@@ -2,6 +2,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <pqxx/pqxx>
 #include <stdexcept>
 #include <string>
@@ -99,6 +100,9 @@ class EventStore {
 
   static std::vector<RecordedEvent> read_stream(pqxx::transaction_base& txn, const std::string& stream_id,
                                                 int64_t after_version = 0);
+  // The stream's last event; nullopt for an empty stream. For deciders whose
+  // events say from where the stream still matters (a rolling window).
+  static std::optional<RecordedEvent> last_event(pqxx::transaction_base& txn, const std::string& stream_id);
   // Events after `after` in global order, at most `limit`, never one that a
   // still-running transaction could precede.
   static std::vector<RecordedEvent> read_all(pqxx::transaction_base& txn, GlobalPosition after, int limit);

@@ -18,9 +18,10 @@ const db::Statement kInsert{"asks.insert",
 const db::Statement kDelete{"asks.delete", "delete from asks where id = $1"};
 // What was asked about a deleted transcription, and library entries citing it
 // (the deletion redacts their streams: commands/ask_commands.h).
-const db::Statement kDeleteAbout{"asks.delete_about",
-                                 "delete from asks where transcription_id = $1 or (transcription_id is null and "
-                                 "citations @> jsonb_build_array(jsonb_build_object('transcription_id', $1::bigint)))"};
+const db::Statement kDeleteAbout{
+    "asks.delete_about",
+    "delete from asks where account_id = $2 and (transcription_id = $1 or (transcription_id is null and "
+    "citations @> jsonb_build_array(jsonb_build_object('transcription_id', $1::bigint))))"};
 
 class AsksProjection final : public Projection {
  public:
@@ -41,7 +42,7 @@ class AsksProjection final : public Projection {
     } else if (e.type == events::kQuestionRedacted) {
       txn.exec_prepared(kDelete.name, d.at("qna_id").get<int64_t>());
     } else if (e.type == events::kTranscriptionDeleted) {
-      txn.exec_prepared(kDeleteAbout.name, d.at("transcription_id").get<int64_t>());
+      txn.exec_prepared(kDeleteAbout.name, d.at("transcription_id").get<int64_t>(), d.at("account_id").get<int64_t>());
     }
   }
 };

@@ -18,11 +18,13 @@ namespace {
 
 const db::Statement kDelete{"search_segments.delete", "delete from search_segments where transcription_id = $1"};
 const db::Statement kDeleteStats{"search_stats.delete", "delete from search_stats where transcription_id = $1"};
-// BM25's collection counts (api/ask_retrieval.h), from the rows just copied.
+// BM25's collection counts (api/ask_retrieval.h), from the rows just copied:
+// segments, and their words with repeats (each lexeme's positions).
 const db::Statement kStats{"search_stats.insert",
                            "insert into search_stats(transcription_id, account_id, segments, lexemes) "
-                           "select transcription_id, min(account_id), count(*), coalesce(sum(length(terms)), 0) "
-                           "from search_segments where transcription_id = $1 group by transcription_id"};
+                           "select s.transcription_id, min(s.account_id), count(*), "
+                           "coalesce(sum((select sum(cardinality(u.positions)) from unnest(s.terms) u)), 0) "
+                           "from search_segments s where s.transcription_id = $1 group by s.transcription_id"};
 const db::Statement kCopy{
     "search_segments.copy",
     "insert into search_segments(segment_id, transcription_id, account_id, transcription_created_at, start_ms, "

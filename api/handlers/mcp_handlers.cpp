@@ -145,6 +145,7 @@ struct WaitCall {
   std::chrono::steady_clock::time_point started, deadline;
   int timeout_seconds = 30;
   int step = 0;
+  int64_t last_progress = 0;
   std::shared_ptr<ChunkStream> stream;  // set: answering as SSE
   Responder respond;
   Message message;
@@ -160,6 +161,9 @@ void finish_wait(const std::shared_ptr<WaitCall>& w, Json result) {
   }
 }
 
+void continue_wait(const std::shared_ptr<WaitCall>& w, Response r, int64_t slice,
+                   std::chrono::steady_clock::time_point slice_started);
+
 void wait_slice(const std::shared_ptr<WaitCall>& w) {
   using namespace std::chrono;
   const auto left = duration_cast<seconds>(w->deadline - steady_clock::now()).count();
@@ -169,21 +173,47 @@ void wait_slice(const std::shared_ptr<WaitCall>& w) {
   req.target = "/api/v1/transcriptions/" + std::to_string(w->transcription_id) +
                "/wait?timeout=" + std::to_string(slice) + (w->include ? "&include=" + percent_encode(*w->include) : "");
   if (auto auth = w->ctx->req.header("authorization")) req.headers["authorization"] = *auth;
-  w->ctx->services.call(w->ctx->caller(), std::move(req), [w](Response r) {
-    w->ctx->services.workers->post([w, r = std::move(r)]() mutable {
+  const auto slice_started = steady_clock::now();
+  w->ctx->services.call(w->ctx->caller(), std::move(req), [w, slice, slice_started](Response r) {
+    w->ctx->services.workers->post([w, slice, slice_started, r = std::move(r)]() mutable {
+      // Runs on a worker: nothing may escape, and the answer must go out.
+      try {
+        continue_wait(w, std::move(r), slice, slice_started);
+      } catch (const std::exception& err) {
+        log::error("mcp wait failed", {{"request_id", w->ctx->request_id}, {"error", err.what()}});
+        finish_wait(w, error_result("internal_error", "the wait failed; call waitForTranscription again"));
+      }
+    });
+  });
+}
+
+void continue_wait(const std::shared_ptr<WaitCall>& w, Response r, int64_t slice,
+                   std::chrono::steady_clock::time_point slice_started) {
+  {
+    {
       RestReply reply{r.status, r.content_type, r.body, nullptr};
       try {
         reply.json = Json::parse(r.body);
       } catch (const std::exception&) {
       }
       const bool timed_out = reply.status == 200 && reply.json.is_object() && reply.json.value("_timed_out", false);
-      const bool spent = std::chrono::steady_clock::now() + std::chrono::milliseconds(500) >= w->deadline;
-      if (!timed_out || spent || (w->stream && w->stream->gone())) return finish_wait(w, result_of(reply));
+      const auto now = std::chrono::steady_clock::now();
+      const bool spent = now + std::chrono::milliseconds(500) >= w->deadline;
+      // A slice that timed out long before its length was cut short (the
+      // server is stopping its waits): answer now rather than spin.
+      const bool cut_short = timed_out && now - slice_started < std::chrono::seconds(slice) / 2;
+      if (!timed_out || spent || cut_short || (w->stream && w->stream->gone())) return finish_wait(w, result_of(reply));
       ++w->step;
       if (w->stream && !w->progress_token.is_null()) {
-        const auto elapsed =
-            std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - w->started).count();
-        std::string what = "status " + reply.json.value("status", std::string("?"));
+        // Seconds waited so far; progress must increase from one
+        // notification to the next.
+        const int64_t elapsed = std::max<int64_t>(
+            w->last_progress + 1,
+            std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - w->started).count());
+        w->last_progress = elapsed;
+        std::string what = "status " + (reply.json.contains("status") && reply.json["status"].is_string()
+                                            ? reply.json["status"].get<std::string>()
+                                            : std::string("?"));
         if (reply.json.contains("stage") && reply.json["stage"].is_string())
           what += ", stage " + reply.json["stage"].get<std::string>();
         w->stream->push(sse_event({{"jsonrpc", "2.0"},
@@ -195,8 +225,8 @@ void wait_slice(const std::shared_ptr<WaitCall>& w) {
                                      {"message", what + "; still waiting"}}}}));
       }
       wait_slice(w);
-    });
-  });
+    }
+  }
 }
 
 void start_wait(std::shared_ptr<RequestContext> ctx, const Message& m, const Json& args, Responder respond) {

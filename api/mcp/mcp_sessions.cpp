@@ -24,6 +24,7 @@ const db::Statement kLevel{"mcp.set_log_level", "update mcp_sessions set log_lev
 std::string open_session(pqxx::connection& conn, const std::string& principal, const std::string& protocol_version) {
   const std::string id = "mcp_" + crypto::random_alnum(32);
   pqxx::nontransaction txn(conn);
+  txn.exec_prepared(kSweep.name);
   txn.exec_prepared(kOpen.name, id, principal, protocol_version);
   return id;
 }
@@ -37,9 +38,7 @@ std::optional<Session> find_session(pqxx::connection& conn, const std::string& i
 
 bool end_session(pqxx::connection& conn, const std::string& id, const std::string& principal) {
   pqxx::nontransaction txn(conn);
-  const bool ended = txn.exec_prepared(kEnd.name, id, principal).affected_rows() > 0;
-  txn.exec_prepared(kSweep.name);
-  return ended;
+  return txn.exec_prepared(kEnd.name, id, principal).affected_rows() > 0;
 }
 
 void set_log_level(pqxx::connection& conn, const std::string& id, const std::string& level) {
