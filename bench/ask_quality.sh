@@ -81,14 +81,6 @@ TRANSCRIBE=0 nice -n 10 bench/enrichment_eval/make_set.sh "$enrich" >&2
 nice -n 10 bench/ask_eval/make_dialogues.sh "$work" >&2
 
 server_pid=""
-stop_server() {
-  [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null || { server_pid=""; return 0; }
-  kill -TERM "$server_pid" 2>/dev/null || true
-  for _ in $(seq 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
-  kill -KILL "$server_pid" 2>/dev/null || true
-  wait "$server_pid" 2>/dev/null || true
-  server_pid=""
-}
 cleanup() {
   stop_server
   [ $keep_cluster = 1 ] || bash scripts/pg.sh stop "$pgdata" || true

@@ -35,3 +35,44 @@ machine_line() {
   printf '{"bench":"machine","cpu_model":"%s","cores":%s,"load_average":[%s,%s,%s],"kernel":"%s"}\n' \
     "${model//\"/}" "$cores" "$l1" "$l5" "$l15" "$kernel"
 }
+
+# Stops the `scribe serve` whose pid is in $server_pid (TERM, then KILL
+# after 10 s) and clears it; nothing when none runs.
+stop_server() {
+  [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null || { server_pid=""; return 0; }
+  kill -TERM "$server_pid" 2>/dev/null || true
+  for _ in $(seq 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$server_pid" 2>/dev/null || true
+  wait "$server_pid" 2>/dev/null || true
+  server_pid=""
+}
+
+# three_voice_recording DIR OUT: 14 lines of a radio conversation read in
+# turn by flite's slt, rms and awb, each 16 kHz mono followed by 0.6 s of
+# silence (parts in DIR), joined into OUT (about 70 s).
+three_voice_recording() {
+  local dir=$1 out=$2 i
+  local lines=(
+    "Good evening and welcome to the program. Tonight we talk about gardens in the city."
+    "Thank you for having me. I have been growing vegetables on my roof for ten years."
+    "That is remarkable. What did you plant in the first season?"
+    "We started with tomatoes and beans, because they grow quickly and need little care."
+    "In my neighbourhood the council gave us an empty lot behind the school."
+    "How did the children react when the garden opened?"
+    "They loved it. Every class has a small bed and they water it every morning."
+    "Water is a real problem in summer. We collect rain in large barrels."
+    "Do you worry about the soil being polluted near busy roads?"
+    "Yes, so we test the soil every spring and we build raised beds with clean earth."
+    "The cost of a test is small compared with the value of safe food."
+    "Let us talk about bees. Many listeners asked about keeping bees on a balcony."
+    "Bees are easier than people think, but you must tell your neighbours first."
+    "I kept two hives for a while and the honey was wonderful."
+  )
+  local voices=(slt rms awb) parts=()
+  for i in "${!lines[@]}"; do
+    flite -voice "${voices[i % 3]}" -t "${lines[i]}" -o "$dir/l$i.raw.wav"
+    sox "$dir/l$i.raw.wav" -r 16000 -c 1 -b 16 "$dir/l$i.wav" pad 0 0.6
+    parts+=("$dir/l$i.wav")
+  done
+  sox "${parts[@]}" "$out"
+}

@@ -81,14 +81,6 @@ machine_line
 
 tmp=$(mktemp -d /tmp/scribe-mcp.XXXXXX)
 server_pid=""
-stop_server() {
-  [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null || { server_pid=""; return 0; }
-  kill -TERM "$server_pid" 2>/dev/null || true
-  for _ in $(seq 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
-  kill -KILL "$server_pid" 2>/dev/null || true
-  wait "$server_pid" 2>/dev/null || true
-  server_pid=""
-}
 cleanup() {
   stop_server
   bash scripts/pg.sh stop "$pgdata" || true
@@ -97,31 +89,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# The recording: the lines of time_to_result.sh in turn by three voices.
-lines=(
-  "Good evening and welcome to the program. Tonight we talk about gardens in the city."
-  "Thank you for having me. I have been growing vegetables on my roof for ten years."
-  "That is remarkable. What did you plant in the first season?"
-  "We started with tomatoes and beans, because they grow quickly and need little care."
-  "In my neighbourhood the council gave us an empty lot behind the school."
-  "How did the children react when the garden opened?"
-  "They loved it. Every class has a small bed and they water it every morning."
-  "Water is a real problem in summer. We collect rain in large barrels."
-  "Do you worry about the soil being polluted near busy roads?"
-  "Yes, so we test the soil every spring and we build raised beds with clean earth."
-  "The cost of a test is small compared with the value of safe food."
-  "Let us talk about bees. Many listeners asked about keeping bees on a balcony."
-  "Bees are easier than people think, but you must tell your neighbours first."
-  "I kept two hives for a while and the honey was wonderful."
-)
-voices=(slt rms awb)
-parts=()
-for i in "${!lines[@]}"; do
-  flite -voice "${voices[i % 3]}" -t "${lines[i]}" -o "$tmp/l$i.raw.wav"
-  sox "$tmp/l$i.raw.wav" -r 16000 -c 1 -b 16 "$tmp/l$i.wav" pad 0 0.6
-  parts+=("$tmp/l$i.wav")
-done
-sox "${parts[@]}" "$tmp/speech.wav"
+# The recording: bench_lib.sh's three-voice conversation (as time_to_result.sh's).
+three_voice_recording "$tmp" "$tmp/speech.wav"
 audio=$(soxi -D "$tmp/speech.wav")
 
 mkdir -p "$(dirname "$pgdata")"

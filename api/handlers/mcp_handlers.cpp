@@ -91,8 +91,8 @@ std::optional<Failure> check_origin_and_host(const RequestContext& ctx) {
   return std::nullopt;
 }
 
-// Runs one REST call synchronously with the MCP caller's credentials.
-RestReply execute(RequestContext& ctx, const RestCall& call) {
+// The REST request of `call`, with the MCP caller's credentials.
+Request rest_request(const RequestContext& ctx, const RestCall& call) {
   Request req;
   req.method = call.method;
   req.target = call.path;
@@ -105,20 +105,30 @@ RestReply execute(RequestContext& ctx, const RestCall& call) {
     req.headers["content-type"] = "application/json";
   }
   if (call.idempotency_key) req.headers["idempotency-key"] = *call.idempotency_key;
-  std::optional<Response> got;
-  ctx.release_db();  // the call leases its own
-  ctx.services.call(ctx.caller(), std::move(req), [&](Response r) { got = std::move(r); });
-  // Every tool's route is synchronous, so the responder ran already.
-  if (!got)
-    return RestReply{500, "application/json", "", {{"error", {{"code", "internal_error"}, {"message", "no answer"}}}}};
-  RestReply reply{got->status, got->content_type, got->body, nullptr};
-  if (got->content_type.rfind("application/json", 0) == 0) {
+  return req;
+}
+
+// What a tool sees of a REST response: the JSON body parsed when it is JSON.
+RestReply reply_of(const Response& r) {
+  RestReply reply{r.status, r.content_type, r.body, nullptr};
+  if (r.content_type.rfind("application/json", 0) == 0) {
     try {
-      reply.json = Json::parse(got->body);
+      reply.json = Json::parse(r.body);
     } catch (const std::exception&) {
     }
   }
   return reply;
+}
+
+// Runs one REST call synchronously with the MCP caller's credentials.
+RestReply execute(RequestContext& ctx, const RestCall& call) {
+  std::optional<Response> got;
+  ctx.release_db();  // the call leases its own
+  ctx.services.call(ctx.caller(), rest_request(ctx, call), [&](Response r) { got = std::move(r); });
+  // Every tool's route is synchronous, so the responder ran already.
+  if (!got)
+    return RestReply{500, "application/json", "", {{"error", {{"code", "internal_error"}, {"message", "no answer"}}}}};
+  return reply_of(*got);
 }
 
 bool read_only(const RequestContext& ctx) { return ctx.caller().permission == apikey::Permission::ReadOnly; }
@@ -144,7 +154,6 @@ struct WaitCall {
   std::optional<std::string> include;
   std::chrono::steady_clock::time_point started, deadline;
   int timeout_seconds = 30;
-  int step = 0;
   int64_t last_progress = 0;
   std::shared_ptr<ChunkStream> stream;  // set: answering as SSE
   Responder respond;
@@ -161,24 +170,25 @@ void finish_wait(const std::shared_ptr<WaitCall>& w, Json result) {
   }
 }
 
-void continue_wait(const std::shared_ptr<WaitCall>& w, Response r, int64_t slice,
+void continue_wait(const std::shared_ptr<WaitCall>& w, const Response& r, int64_t slice,
                    std::chrono::steady_clock::time_point slice_started);
 
 void wait_slice(const std::shared_ptr<WaitCall>& w) {
   using namespace std::chrono;
   const auto left = duration_cast<seconds>(w->deadline - steady_clock::now()).count();
   const int64_t slice = std::clamp<int64_t>(left, 1, 10);
-  Request req;
-  req.method = "GET";
-  req.target = "/api/v1/transcriptions/" + std::to_string(w->transcription_id) +
-               "/wait?timeout=" + std::to_string(slice) + (w->include ? "&include=" + percent_encode(*w->include) : "");
-  if (auto auth = w->ctx->req.header("authorization")) req.headers["authorization"] = *auth;
+  RestCall call{"GET",
+                "/api/v1/transcriptions/" + std::to_string(w->transcription_id) + "/wait",
+                {{"timeout", std::to_string(slice)}},
+                std::nullopt,
+                std::nullopt};
+  if (w->include) call.query.push_back({"include", *w->include});
   const auto slice_started = steady_clock::now();
-  w->ctx->services.call(w->ctx->caller(), std::move(req), [w, slice, slice_started](Response r) {
+  w->ctx->services.call(w->ctx->caller(), rest_request(*w->ctx, call), [w, slice, slice_started](Response r) {
     w->ctx->services.workers->post([w, slice, slice_started, r = std::move(r)]() mutable {
       // Runs on a worker: nothing may escape, and the answer must go out.
       try {
-        continue_wait(w, std::move(r), slice, slice_started);
+        continue_wait(w, r, slice, slice_started);
       } catch (const std::exception& err) {
         log::error("mcp wait failed", {{"request_id", w->ctx->request_id}, {"error", err.what()}});
         finish_wait(w, error_result("internal_error", "the wait failed; call waitForTranscription again"));
@@ -187,46 +197,37 @@ void wait_slice(const std::shared_ptr<WaitCall>& w) {
   });
 }
 
-void continue_wait(const std::shared_ptr<WaitCall>& w, Response r, int64_t slice,
+void continue_wait(const std::shared_ptr<WaitCall>& w, const Response& r, int64_t slice,
                    std::chrono::steady_clock::time_point slice_started) {
-  {
-    {
-      RestReply reply{r.status, r.content_type, r.body, nullptr};
-      try {
-        reply.json = Json::parse(r.body);
-      } catch (const std::exception&) {
-      }
-      const bool timed_out = reply.status == 200 && reply.json.is_object() && reply.json.value("_timed_out", false);
-      const auto now = std::chrono::steady_clock::now();
-      const bool spent = now + std::chrono::milliseconds(500) >= w->deadline;
-      // A slice that timed out long before its length was cut short (the
-      // server is stopping its waits): answer now rather than spin.
-      const bool cut_short = timed_out && now - slice_started < std::chrono::seconds(slice) / 2;
-      if (!timed_out || spent || cut_short || (w->stream && w->stream->gone())) return finish_wait(w, result_of(reply));
-      ++w->step;
-      if (w->stream && !w->progress_token.is_null()) {
-        // Seconds waited so far; progress must increase from one
-        // notification to the next.
-        const int64_t elapsed = std::max<int64_t>(
-            w->last_progress + 1,
-            std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - w->started).count());
-        w->last_progress = elapsed;
-        std::string what = "status " + (reply.json.contains("status") && reply.json["status"].is_string()
-                                            ? reply.json["status"].get<std::string>()
-                                            : std::string("?"));
-        if (reply.json.contains("stage") && reply.json["stage"].is_string())
-          what += ", stage " + reply.json["stage"].get<std::string>();
-        w->stream->push(sse_event({{"jsonrpc", "2.0"},
-                                   {"method", "notifications/progress"},
-                                   {"params",
-                                    {{"progressToken", w->progress_token},
-                                     {"progress", elapsed},
-                                     {"total", w->timeout_seconds},
-                                     {"message", what + "; still waiting"}}}}));
-      }
-      wait_slice(w);
-    }
+  const RestReply reply = reply_of(r);
+  const bool timed_out = reply.status == 200 && reply.json.is_object() && reply.json.value("_timed_out", false);
+  const auto now = std::chrono::steady_clock::now();
+  const bool spent = now + std::chrono::milliseconds(500) >= w->deadline;
+  // A slice that timed out long before its length was cut short (the
+  // server is stopping its waits): answer now rather than spin.
+  const bool cut_short = timed_out && now - slice_started < std::chrono::seconds(slice) / 2;
+  if (!timed_out || spent || cut_short || (w->stream && w->stream->gone())) return finish_wait(w, result_of(reply));
+  if (w->stream && !w->progress_token.is_null()) {
+    // Seconds waited so far; progress must increase from one
+    // notification to the next.
+    const int64_t elapsed = std::max<int64_t>(
+        w->last_progress + 1,
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - w->started).count());
+    w->last_progress = elapsed;
+    std::string what = "status " + (reply.json.contains("status") && reply.json["status"].is_string()
+                                        ? reply.json["status"].get<std::string>()
+                                        : std::string("?"));
+    if (reply.json.contains("stage") && reply.json["stage"].is_string())
+      what += ", stage " + reply.json["stage"].get<std::string>();
+    w->stream->push(sse_event({{"jsonrpc", "2.0"},
+                               {"method", "notifications/progress"},
+                               {"params",
+                                {{"progressToken", w->progress_token},
+                                 {"progress", elapsed},
+                                 {"total", w->timeout_seconds},
+                                 {"message", what + "; still waiting"}}}}));
   }
+  wait_slice(w);
 }
 
 void start_wait(std::shared_ptr<RequestContext> ctx, const Message& m, const Json& args, Responder respond) {

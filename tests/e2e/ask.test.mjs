@@ -14,12 +14,11 @@
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { createServer } from 'node:http';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer, newAccount, newKey, admin, curl, envelope, finished, DB } from './harness.mjs';
-import { dialogue, convert, seconds, startMediaServer, MEDIA_DIR, FOUR_TOPICS } from './media.mjs';
+import { dialogue, convert, seconds, startMediaServer, MEDIA_DIR, FOUR_TOPICS, hangingMediaServer } from './media.mjs';
 
 const psql = (sql) => execFileSync('psql', [DB, '-At', '-c', sql], { encoding: 'utf8' }).trim();
 // Many requests per test: the rate limiter is not what is tested here.
@@ -568,27 +567,6 @@ test('a read-only key gets 403 scope_forbidden on both asks and both DELETEs', a
   envelope(assert, await askLib({ key: undefined }, { question: QUESTIONS[0] }), 401, 'unauthenticated');
 });
 
-// A media server that holds every request until released: the worker's
-// download hangs there, so its transcription stays processing.
-async function hangingMediaServer() {
-  const held = [];
-  let released = false, seen;
-  const requested = new Promise((resolve) => { seen = resolve; });
-  const srv = createServer((req, res) => {
-    seen();
-    if (released) { res.writeHead(404); res.end('gone'); } else held.push(res);
-  });
-  await new Promise((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${srv.address().port}/slow.wav`,
-    requested,
-    release() {
-      released = true;
-      for (const res of held.splice(0)) { res.writeHead(404); res.end('gone'); }
-    },
-    close: () => new Promise((resolve) => { srv.closeAllConnections?.(); srv.close(resolve); }),
-  };
-}
 
 test('409 not_ready for a quoted, a processing and a failed transcription; 404 for none', async () => {
   const before = counted(acc);

@@ -103,3 +103,25 @@ export const FOUR_TOPICS = [
     'soft and rich for the next spring. Next year we want to grow potatoes and onions, and maybe a small apple ' +
     'tree beside the fence. Fresh vegetables from the garden taste much better.' },
 ];
+
+// A media server that holds every request until released: the worker's
+// download hangs there, so its transcription stays processing.
+export async function hangingMediaServer() {
+  const held = [];
+  let released = false, seen;
+  const requested = new Promise((resolve) => { seen = resolve; });
+  const srv = createServer((req, res) => {
+    seen();
+    if (released) { res.writeHead(404); res.end('gone'); } else held.push(res);
+  });
+  await new Promise((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${srv.address().port}/slow.wav`,
+    requested,
+    release() {
+      released = true;
+      for (const res of held.splice(0)) { res.writeHead(404); res.end('gone'); }
+    },
+    close: () => new Promise((resolve) => { srv.closeAllConnections?.(); srv.close(resolve); }),
+  };
+}
