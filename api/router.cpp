@@ -1,5 +1,7 @@
 #include "api/router.h"
 
+#include <algorithm>
+
 #include "api/services.h"
 #include "common/error.h"
 
@@ -65,7 +67,8 @@ Router::Match Router::match(const std::string& method, const std::string& path) 
         m.route = &r;
         m.params = std::move(params);
       }
-    } else {
+    } else if (std::find(m.allowed_methods.begin(), m.allowed_methods.end(), r.method) == m.allowed_methods.end()) {
+      // Two patterns can match one path (.../clips/quote and .../clips/{clipId}).
       m.allowed_methods.push_back(r.method);
     }
   }

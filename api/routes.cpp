@@ -54,6 +54,17 @@ void register_routes(ApiApp& app) {
                 .keeps_no_responses = true});
   authed("DELETE", "/api/v1/transcriptions/{id}/ask/{qnaId}", DeleteTranscriptionAskHandler::handle);
   authed("DELETE", "/api/v1/ask/{qnaId}", DeleteLibraryAskHandler::handle);
+  authed("POST", "/api/v1/transcriptions/{id}/clips", CreateClipHandler::handle);
+  // Before .../clips/{clipId}: the first route that matches serves.
+  authed("GET", "/api/v1/transcriptions/{id}/clips/quote", ClipQuoteHandler::handle);
+  authed("GET", "/api/v1/transcriptions/{id}/clips", ListClipsHandler::handle);
+  r.add(Route{.method = "GET",
+              .pattern = "/api/v1/transcriptions/{id}/clips/{clipId}",
+              .authenticated = true,
+              .rate_limited = true,
+              .async_handler = GetClipHandler::handle});
+  // The clip's files: authorized by the link's signature, not by a key.
+  pub("GET", "/clips/files/{clipId}/{name}", ClipFileHandler::handle);
   // MCP (mcp_handlers.cpp): the same keys and limiter as the REST API.
   r.add(Route{.method = "POST",
               .pattern = "/mcp",

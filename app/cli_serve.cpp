@@ -25,6 +25,7 @@
 #include "speech/openai_asr_engine.h"
 #include "speech/pocketsphinx_engine.h"
 #include "speech/speech_profile.h"
+#include "workers/clip_worker.h"
 #include "workers/webhook_dispatcher.h"
 #include "workers/worker.h"
 #include "common/log.h"
@@ -157,6 +158,17 @@ std::unique_ptr<workers::Worker> start_workers(const Settings& settings, const e
   return worker;
 }
 
+std::unique_ptr<workers::ClipWorker> start_clip_workers(const Settings& settings, const eventstore::EventStore& store) {
+  const auto& options = settings.worker;
+  if (options.clip_slots == 0) return nullptr;
+  auto media_dir = std::filesystem::path(options.work_dir) / "media";
+  std::filesystem::create_directories(media_dir);
+  auto media = std::make_shared<media::MediaProbe>(settings.outbound, media_dir.string(), settings.media);
+  auto worker = std::make_unique<workers::ClipWorker>(settings.server.database_url, store, media, options);
+  worker->start();
+  return worker;
+}
+
 // Now and then deletes expired unfinished uploads with their staging files,
 // and idempotency entries past their 24 h. Staging files live on this
 // server's disk (uploads::staging_dir), so this runs where the HTTP API runs;
@@ -258,6 +270,8 @@ int serve(int argc, char** argv) {
     if (e.type == events::kTranscriptionCompleted || e.type == events::kTranscriptionFailed ||
         e.type == events::kTranscriptionDeleted)
       waits.notify(api::WaitHandler::key(e.data.at("transcription_id").get<int64_t>()));
+    if (e.type == events::kClipCompleted || e.type == events::kClipFailed)
+      waits.notify(api::GetClipHandler::key(e.data.at("clip_id").get<int64_t>()));
   });
   wakeups.start();
   api::register_routes(app);
@@ -290,8 +304,14 @@ int serve(int argc, char** argv) {
   std::vector<std::unique_ptr<projections::ProjectionRunner>> runners;
   if (!args.flag("no-projectors")) runners = start_projectors(cfg);
   std::unique_ptr<workers::Worker> workers;
-  if (!args.flag("no-workers")) workers = start_workers(settings, store, std::move(engines));
-  workers::WebhookDispatcher dispatcher(cfg.database_url, settings.webhooks, settings.outbound);
+  std::unique_ptr<workers::ClipWorker> clip_workers;
+  if (!args.flag("no-workers")) {
+    workers = start_workers(settings, store, std::move(engines));
+    clip_workers = start_clip_workers(settings, store);
+  }
+  auto hooks = settings.webhooks;
+  hooks.public_url = services.config.public_url;  // the bound port's, with --port 0
+  workers::WebhookDispatcher dispatcher(cfg.database_url, hooks, settings.outbound);
   dispatcher.start();
   Housekeeping housekeeping(cfg.database_url, settings.housekeeping_seconds);
 
@@ -319,6 +339,7 @@ int serve(int argc, char** argv) {
   server.run();
   if (metrics) metrics->stop();
   if (workers) workers->stop();
+  if (clip_workers) clip_workers->stop();
   dispatcher.stop();
   housekeeping.stop();
   wakeups.stop();
@@ -347,13 +368,16 @@ int worker(int argc, char** argv) {
   std::vector<std::unique_ptr<projections::ProjectionRunner>> runners;
   if (!args.flag("no-projectors")) runners = start_projectors(cfg);
   auto workers = start_workers(settings, store, configure_engines(settings));
+  auto clip_workers = start_clip_workers(settings, store);
   workers::WebhookDispatcher dispatcher(cfg.database_url, settings.webhooks, settings.outbound);
   dispatcher.start();
-  log::info("worker started", {{"projectors", runners.size()}, {"pipeline", workers != nullptr}});
+  log::info("worker started",
+            {{"projectors", runners.size()}, {"pipeline", workers != nullptr}, {"clips", clip_workers != nullptr}});
   int sig = 0;
   sigwait(&signals, &sig);
   log::info("stopping", {{"signal", sig}});
   if (workers) workers->stop();
+  if (clip_workers) clip_workers->stop();
   dispatcher.stop();
   for (auto& r : runners) r->stop();
   return 0;

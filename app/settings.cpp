@@ -239,6 +239,13 @@ std::vector<SettingSpec> make_specs() {
   t.push_back({"SCRIBE_WORKER_POLL_MS", "worker-poll-ms", "workers", "idle wait between claims when no event wakes it",
                between(10, 600'000), ms_text(worker.poll), false,
                integer(10, 600'000, [](Settings& s, int v) { s.worker.poll = std::chrono::milliseconds(v); })});
+  t.push_back({"SCRIBE_CLIP_SLOTS", "clip-slots", "workers", "clip renders at once per process; 0 for none",
+               between(0, 64), std::to_string(worker.clip_slots), false,
+               integer(0, 64, [](Settings& s, int v) { s.worker.clip_slots = v; })});
+  t.push_back({"SCRIBE_CLIP_RENDER_THREADS", "clip-render-threads", "workers",
+               "FFmpeg threads per clip render; 0 for one per core", between(0, 64),
+               std::to_string(worker.clip_render_threads), false,
+               integer(0, 64, [](Settings& s, int v) { s.worker.clip_render_threads = v; })});
   // --- webhooks -----------------------------------------------------------
   t.push_back({"SCRIBE_WEBHOOK_SENDERS", "webhook-senders", "webhooks",
                "webhook deliveries in flight per process; 0 for none", between(0, 256),
@@ -270,6 +277,7 @@ void derive(Settings& s) {
   if (s.object_store_dir.empty()) s.object_store_dir = (std::filesystem::path(s.data_dir) / "objects").string();
   if (s.work_dir.empty()) s.work_dir = (std::filesystem::path(s.data_dir) / "work").string();
   s.worker.work_dir = s.work_dir;
+  s.webhooks.public_url = s.server.public_url;
   s.pocketsphinx.vtln = s.pocketsphinx_vtln.value_or(speech::find_speech_profile(s.pocketsphinx.profile)->vtln);
   if (s.openai_asr.languages.empty())
     s.openai_asr.languages = speech::parse_asr_languages(speech::kDefaultOpenAiAsrLanguages);

@@ -1,6 +1,7 @@
 #include "commands/transcription_commands.h"
 
 #include "commands/ask_commands.h"
+#include "commands/clip_commands.h"
 #include "commands/retry_on_conflict.h"
 #include "common/crypto.h"
 #include "common/db.h"
@@ -201,14 +202,14 @@ void remove(const eventstore::EventStore& store, pqxx::connection& conn, const C
         std::vector<eventstore::NewEvent> tev = {transcription::deleted(tr)};
         stamp(tev, caller.meta);
         appends.push_back({sid, eventstore::ExpectedVersion::exact(tr.version), std::move(tev)});
-        if (transcription::is_active(tr.status) && tr.hold) {
-          auto release = wallet::release_hold(acc, *tr.hold);
-          if (!release.empty()) {
-            stamp(release, caller.meta);
-            appends.push_back({account::stream_id(caller.account_id), eventstore::ExpectedVersion::exact(acc.version),
-                               std::move(release)});
-          }
-        }
+        std::vector<eventstore::NewEvent> release;
+        if (transcription::is_active(tr.status) && tr.hold) release = wallet::release_hold(acc, *tr.hold);
+        stamp(release, caller.meta);
+        // Its clips still queued will never render: they fail and their holds go too.
+        const auto clip_streams = abandon_clips(txn, acc, transcription_id, appends, release, caller.meta);
+        if (!release.empty())
+          appends.push_back({account::stream_id(caller.account_id), eventstore::ExpectedVersion::exact(acc.version),
+                             std::move(release)});
         store.append(txn, appends);
         eventstore::EventStore::redact_stream(txn, sid, [](const std::string&, const Json& data) {
           Json out = Json::object();
@@ -217,6 +218,14 @@ void remove(const eventstore::EventStore& store, pqxx::connection& conn, const C
           out["redacted"] = true;
           return out;
         });
+        for (const auto& cs : clip_streams)
+          eventstore::EventStore::redact_stream(txn, cs, [](const std::string&, const Json& data) {
+            Json out = Json::object();
+            for (const char* k : {"clip_id", "account_id", "transcription_id", "key_id", "charge_micros", "hold_id"})
+              if (data.contains(k)) out[k] = data.at(k);
+            out["redacted"] = true;
+            return out;
+          });
         // Questions asked about it quote it: their text goes too.
         redact_answers(txn, asked);
         eventstore::EventStore::commit(txn);

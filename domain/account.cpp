@@ -64,7 +64,8 @@ void apply(State& s, const std::string& type, const Json& d) {
     if (it != s.keys.end()) it->second.revoked = true;
   } else if (type == events::kWalletHoldPlaced) {
     s.open_holds[d.at("hold_id").get<std::string>()] =
-        Hold{d.at("amount_micros").get<int64_t>(), optional_key(d), d.at("month").get<std::string>()};
+        Hold{d.at("amount_micros").get<int64_t>(), optional_key(d), d.at("month").get<std::string>(),
+             d.value("purpose", "transcription")};
   } else if (type == events::kWalletHoldSettled) {
     auto id = d.at("hold_id").get<std::string>();
     auto charged = d.at("charged_micros").get<int64_t>();
@@ -72,6 +73,9 @@ void apply(State& s, const std::string& type, const Json& d) {
     s.closed_holds[id] = true;
     s.balance -= charged;
     if (auto k = optional_key(d)) s.key_spend[{*k, d.at("month").get<std::string>()}] += charged;
+  } else if (type == events::kClipAccepted) {
+    if (d.value("video_download", false))
+      if (auto at = parse_iso8601(d.at("accepted_at").get<std::string>())) s.video_downloads.push_back(*at);
   } else if (type == events::kTranscriptionAccepted) {
     if (auto at = parse_iso8601(d.at("accepted_at").get<std::string>()))
       s.accepted.push_back(

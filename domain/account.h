@@ -32,6 +32,7 @@ struct Hold {
   money::Micros amount = 0;
   std::optional<int64_t> key_id;
   std::string month;  // "YYYY-MM" when placed
+  std::string purpose;  // "transcription", "clip", ...
 };
 
 struct State {
@@ -54,6 +55,9 @@ struct State {
     int attempt = 0;
   };
   std::vector<Accepted> accepted;
+  // When clips started a new download of a source video (ClipAccepted with
+  // video_download), for the daily cap of domain/clip.h.
+  std::vector<TimePoint> video_downloads;
   int64_t version = 0;  // stream version this state was folded to
 
   int active_keys(TimePoint at) const;

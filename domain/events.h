@@ -76,3 +76,18 @@ inline constexpr const char* kQuestionAnswered = "QuestionAnswered";
 inline constexpr const char* kQuestionRedacted = "QuestionRedacted";  // {qna_id, account_id, transcription_id|null}
 
 }  // namespace scribe::events
+
+namespace scribe::events {
+
+// Clips (domain/clip.h). Account stream: a clip was accepted (its hold's
+// events follow); video_download says it starts a new source-video download.
+inline constexpr const char* kClipAccepted = "ClipAccepted";
+// {account_id, clip_id, transcription_id, video_download, accepted_at}
+// Clip stream `clip-<id>`.
+inline constexpr const char* kClipRequested = "ClipRequested";  // see clip::requested()
+inline constexpr const char* kClipCompleted = "ClipCompleted";
+// {clip_id, account_id, transcription_id, key_id|null, callback_url|null, charge_micros, clip{view}}
+inline constexpr const char* kClipFailed = "ClipFailed";
+// {clip_id, account_id, transcription_id, key_id|null, callback_url|null, error{code,message}, clip{view}}
+
+}  // namespace scribe::events

@@ -55,6 +55,20 @@ inline constexpr int kAskTopKMax = 100;
 inline constexpr int kAskTopKDefault = 60;
 inline constexpr int kAskMaxTranscriptionIds = 50;
 inline constexpr int kAskBudgetSeconds = 75;  // beyond it: 500 internal_error naming qna_timeout, nothing saved
+// Clips (spec, Limits: Clips).
+inline constexpr double kClipMinSeconds = 1;
+inline constexpr double kClipMaxSeconds = 60;
+inline constexpr double kClipMaxSecondsWhereEnabled = 180;  // not enabled here: 400 feature_unavailable
+inline constexpr int kClipWordsPerLineMin = 1;
+inline constexpr int kClipWordsPerLineMax = 6;
+inline constexpr int kClipWordsPerLineDefault = 3;
+inline constexpr int kClipTitleMaxChars = 120;  // code points
+inline constexpr int kClipsInProgressMax = 10;
+inline constexpr int kSourceVideoDownloadsPerDay = 5;
+inline constexpr int kClipListMax = 50;
+inline constexpr int kClipWaitMinSeconds = 1;
+inline constexpr int kClipWaitMaxSeconds = 45;
+inline constexpr int kClipLinkTtlSeconds = 3600;
 
 // Not in the spec's table; our own decisions, documented in the OpenAPI document.
 inline constexpr std::size_t kMaxJsonBodyBytes = 1 << 20;  // 413 above this

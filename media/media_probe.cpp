@@ -2,11 +2,6 @@
 
 #include "common/config.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,14 +10,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <thread>
 #include <vector>
 
 #include "common/error.h"
 #include "common/json.h"
 #include "common/text.h"
-
-extern char** environ;
+#include "media/process.h"
 
 namespace scribe::media {
 namespace {
@@ -30,130 +23,6 @@ namespace {
 constexpr int kDefaultBusyRetryAfter = 30;
 constexpr int kYtdlpBusyRetryAfter = 60;
 constexpr int kInfraRetryAfter = 30;
-constexpr std::size_t kMaxStdout = 64u << 20;
-constexpr std::size_t kMaxStderr = 64u << 10;
-
-// ---- subprocess ------------------------------------------------------------
-
-struct ProcessResult {
-  bool started = false;
-  int spawn_errno = 0;
-  bool timed_out = false;
-  bool output_overflow = false;
-  int exit_code = -1;   // when it exited
-  int term_signal = 0;  // when a signal ended it
-  std::string out;
-  std::string err;  // the last kMaxStderr bytes
-};
-
-// Runs argv[0] (looked up on PATH) with argv as its arguments, no shell, stdin
-// from /dev/null, in its own process group that is killed on timeout.
-ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
-  ProcessResult r;
-  int outp[2], errp[2];
-  if (pipe2(outp, O_CLOEXEC) != 0) {
-    r.spawn_errno = errno;
-    return r;
-  }
-  if (pipe2(errp, O_CLOEXEC) != 0) {
-    r.spawn_errno = errno;
-    close(outp[0]);
-    close(outp[1]);
-    return r;
-  }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, outp[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  for (int s : {SIGPIPE, SIGINT, SIGTERM, SIGHUP, SIGCHLD, SIGQUIT, SIGUSR1, SIGUSR2}) sigaddset(&defaults, s);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-
-  std::vector<char*> cargv;
-  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-  cargv.push_back(nullptr);
-  pid_t pid = -1;
-  int rc = posix_spawnp(&pid, cargv[0], &fa, &attr, cargv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  close(outp[1]);
-  close(errp[1]);
-  if (rc != 0) {
-    r.spawn_errno = rc;
-    close(outp[0]);
-    close(errp[0]);
-    return r;
-  }
-  r.started = true;
-
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  auto kill_group = [pid] {
-    kill(-pid, SIGKILL);
-    kill(pid, SIGKILL);
-  };
-  pollfd fds[2] = {{outp[0], POLLIN, 0}, {errp[0], POLLIN, 0}};
-  int open_fds = 2;
-  char buf[65536];
-  while (open_fds > 0) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      r.timed_out = true;
-      kill_group();
-      break;
-    }
-    int n = poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 1000)));
-    if (n < 0 && errno != EINTR) break;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      ssize_t got = read(fds[i].fd, buf, sizeof buf);
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) {
-        close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
-        continue;
-      }
-      if (i == 0) {
-        if (r.out.size() + static_cast<std::size_t>(got) > kMaxStdout) {
-          r.output_overflow = true;
-          kill_group();
-        } else {
-          r.out.append(buf, static_cast<std::size_t>(got));
-        }
-      } else {
-        r.err.append(buf, static_cast<std::size_t>(got));
-        if (r.err.size() > kMaxStderr) r.err.erase(0, r.err.size() - kMaxStderr);
-      }
-    }
-    if (r.output_overflow) break;
-  }
-  for (auto& f : fds) {
-    if (f.fd >= 0) close(f.fd);
-  }
-  // Reap; a child that closed its pipes but lingers past the deadline is killed.
-  int status = 0;
-  for (;;) {
-    pid_t w = waitpid(pid, &status, WNOHANG);
-    if (w == pid) break;
-    if (w < 0 && errno != EINTR) break;
-    if (std::chrono::steady_clock::now() >= deadline && !r.timed_out) {
-      r.timed_out = true;
-      kill_group();
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) r.term_signal = WTERMSIG(status);
-  return r;
-}
 
 // ---- helpers ---------------------------------------------------------------
 

@@ -43,8 +43,8 @@ const db::Statement kDeleteSubject{"webhook_outbox.delete_subject",
                                    "delete from webhook_outbox_subjects where transcription_id = $1"};
 const db::Statement kInsertOutbox{"webhook_outbox.insert",
                                   "insert into webhook_outbox(id, event_id, event, account_id, transcription_id, "
-                                  "webhook_id, url, body, created_at) values ($1, $2, $3, $4, $5, $6, $7, $8, "
-                                  "$9::timestamptz) on conflict (id) do nothing"};
+                                  "webhook_id, url, body, created_at, clip_id) values ($1, $2, $3, $4, $5, $6, $7, $8, "
+                                  "$9::timestamptz, $10) on conflict (id) do nothing"};
 // History older than a day (a new outbox replaying old events) is never sent:
 // the retry schedule ends well within a day of an event.
 const db::Statement kInsertDelivery{"webhook_outbox.insert_delivery",
@@ -99,6 +99,8 @@ class WebhookOutboxProjection final : public Projection {
     } else if (e.type == events::kTranscriptionRetried || e.type == events::kTranscriptionStageChanged ||
                e.type == events::kTranscriptionCompleted || e.type == events::kTranscriptionFailed) {
       transition(txn, e);
+    } else if (e.type == events::kClipCompleted || e.type == events::kClipFailed) {
+      clip_outcome(txn, e);
     } else if (e.type == events::kTranscriptionDeleted) {
       // Nothing more is sent about a deleted transcription, and nothing of it stays here.
       const int64_t id = d.at("transcription_id").get<int64_t>();
@@ -108,6 +110,29 @@ class WebhookOutboxProjection final : public Projection {
   }
 
  private:
+  // A clip event goes to the registered webhook of the key that created the
+  // clip (when it subscribes) and to the clip's callback_url. The body keeps
+  // the clip's stored view; the dispatcher turns it into the public Clip with
+  // links signed at each attempt.
+  void clip_outcome(pqxx::work& txn, const eventstore::RecordedEvent& e) {
+    const Json& d = e.data;
+    if (!d.contains("clip")) return;  // redacted: the transcription was deleted
+    const std::string kind = e.type == events::kClipCompleted ? webhook::kClipCompleted : webhook::kClipFailed;
+    const int64_t clip_id = d.at("clip_id").get<int64_t>();
+    const int64_t tid = d.at("transcription_id").get<int64_t>();
+    const int64_t account_id = d.at("account_id").get<int64_t>();
+    Json view = d.at("clip");
+    view["id"] = clip_id;
+    const Json data = {{"clip", view}};
+    if (auto key = optional_field<int64_t>(d, "key_id")) {
+      auto target = txn.exec_prepared(kTarget.name, *key);
+      if (!target.empty() && webhook::subscribes(Json::parse(target[0][2].c_str()), kind))
+        enqueue(txn, e, kind, account_id, tid, target[0][0].as<int64_t>(), target[0][1].c_str(), data, clip_id);
+    }
+    if (auto url = optional_field<std::string>(d, "callback_url"))
+      enqueue(txn, e, kind, account_id, tid, std::nullopt, *url, data, clip_id);
+  }
+
   void transition(pqxx::work& txn, const eventstore::RecordedEvent& e) {
     const int64_t id = e.data.at("transcription_id").get<int64_t>();
     auto rows = txn.exec_prepared(kSubject.name, id);
@@ -130,13 +155,13 @@ class WebhookOutboxProjection final : public Projection {
 
   void enqueue(pqxx::work& txn, const eventstore::RecordedEvent& e, const std::string& kind, int64_t account_id,
                std::optional<int64_t> transcription_id, std::optional<int64_t> webhook_id, const std::string& url,
-               const Json& data) {
+               const Json& data, std::optional<int64_t> clip_id = std::nullopt) {
     const int64_t position = e.global.position;
     const int64_t id = webhook::delivery_id(position, !webhook_id.has_value());
     const std::string event_id = webhook::event_id(position);
     const std::string body = webhook::delivery_body(event_id, kind, unix_seconds(e.recorded_at), data);
     txn.exec_prepared(kInsertOutbox.name, id, event_id, kind, account_id, transcription_id, webhook_id, url, body,
-                      e.recorded_at);
+                      e.recorded_at, clip_id);
     txn.exec_prepared(kInsertDelivery.name, id, e.recorded_at);
     queued_ = true;
   }

@@ -9,6 +9,7 @@ APT_PACKAGES=(
   libpqxx-dev libpq-dev nlohmann-json3-dev libboost-dev libboost-system-dev libssl-dev
   libspdlog-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev uuid-dev libcurl4-openssl-dev
   ffmpeg yt-dlp flite sox jq
+  fonts-dejavu-core  # the clips' captions: libass draws "DejaVu Sans" (domain/clip_captions.h)
   libavformat-dev libavcodec-dev libswresample-dev libavutil-dev
   libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us pocketsphinx-testdata
   pocketsphinx  # pocketsphinx_continuous: the same-run speech reference of the benchmarks

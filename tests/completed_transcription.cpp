@@ -40,6 +40,27 @@ transcript::TranscriptArtifact topical_transcript(pqxx::connection& conn) {
       s.end = at + 5.5;
       s.speaker = "SPEAKER_00";
       s.text = sentence;
+      // Its words evenly over the sentence's 5.5 s, trailing punctuation apart
+      // as the recognizer reports it.
+      std::vector<std::string> words;
+      for (std::size_t i = 0, j; i < sentence.size(); i = j + 1) {
+        j = sentence.find(' ', i);
+        if (j == std::string::npos) j = sentence.size();
+        words.push_back(sentence.substr(i, j - i));
+      }
+      const double step = 5.5 / static_cast<double>(words.size());
+      for (std::size_t k = 0; k < words.size(); ++k) {
+        transcript::ArtifactWord w;
+        w.text = words[k];
+        if (!w.text.empty() && (w.text.back() == '.' || w.text.back() == ',')) {
+          w.punctuation = std::string(1, w.text.back());
+          w.text.pop_back();
+        }
+        w.start = at + step * static_cast<double>(k);
+        w.end = w.start + step * 0.9;
+        w.confidence = 0.9;
+        s.words.push_back(std::move(w));
+      }
       t.segments.push_back(std::move(s));
       at += 6;
     }

@@ -2,11 +2,14 @@
 
 #include <cstdlib>
 
+#include "commands/clip_commands.h"
 #include "commands/transcription_commands.h"
 #include "commands/webhook_commands.h"
 #include "common/config.h"
 #include "common/db.h"
 #include "common/log.h"
+#include "common/secrets.h"
+#include "domain/clip.h"
 #include "domain/limits.h"
 
 namespace scribe::workers {
@@ -25,7 +28,7 @@ const db::Statement kLoad{
     "webhooks.load_delivery",
     "select o.event_id, o.event, o.url, o.body, o.webhook_id, o.transcription_id, "
     "(o.webhook_id is not null and (wh.id is null or wh.revoked_at is not null)) as revoked, "
-    "(h.disabled_at is not null) as disabled from webhook_outbox o "
+    "(h.disabled_at is not null) as disabled, o.clip_id from webhook_outbox o "
     "left join webhooks wh on wh.id = o.webhook_id left join webhook_health h on h.webhook_id = o.webhook_id "
     "where o.id = $1"};
 // Each outcome is recorded only while the claim is still ours (same attempt
@@ -98,11 +101,22 @@ void deliver(pqxx::connection& conn, const HttpClient& client, const DispatcherO
   if (r[7].as<bool>()) return finish("dropped", 0, "the webhook is disabled");
   if (attempts > options.retry.max_attempts) return finish("failed", 0, "the last attempt was interrupted");
 
+  const int64_t clip_id = r[8].is_null() ? 0 : r[8].as<int64_t>();  // 0: not a clip event
   const std::string secret = webhook_id ? commands::webhook_signing_secret(conn, *webhook_id)
+                             : clip_id  ? commands::clip_callback_secret(conn, clip_id)
                                         : commands::callback_secret(conn, r[5].as<int64_t>());
   const std::string kind = r[1].c_str();
+  std::string body = r[3].c_str();
+  if (clip_id > 0) {
+    // The clip's links are signed now, so each attempt carries an hour of
+    // validity (the spec: clip.completed carries a fresh mp4_url).
+    Json j = Json::parse(body);
+    j["data"]["clip"] = clip::to_json(j["data"]["clip"], clip_id, options.public_url,
+                                      secrets::get(conn, clip::kLinkSecretName), now());
+    body = j.dump();
+  }
   const auto started = std::chrono::steady_clock::now();
-  Attempt a = post(client, options, r[2].c_str(), kind, r[3].c_str(), secret);
+  Attempt a = post(client, options, r[2].c_str(), kind, body, secret);
   const auto ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started).count();
   const bool ok = a.error.empty();

@@ -28,6 +28,9 @@ struct DispatcherOptions {
   // delivery still being sent is not handed to a second sender.
   std::chrono::seconds lease{30};
   std::chrono::milliseconds poll{500};  // SCRIBE_WEBHOOK_POLL_MS: idle wait when no NOTIFY arrives
+  // The service's public base URL (SCRIBE_PUBLIC_URL): clip deliveries carry
+  // links to the clip's files under it.
+  std::string public_url;
 };
 
 class WebhookDispatcher {

@@ -13,9 +13,12 @@
 #include "common/http_client.h"
 #include "common/log.h"
 #include "common/object_store.h"
+#include "domain/clip.h"
 #include "domain/plans.h"
 #include "domain/transcript_artifact.h"
 #include "enrichment/artifact_store.h"
+#include "media/source_media.h"
+#include "workers/heartbeat.h"
 
 namespace scribe::workers {
 
@@ -83,6 +86,24 @@ transcript::TranscriptArtifact make_artifact(pqxx::connection& conn, const Trans
     a.segments.push_back(std::move(seg));
   }
   return a;
+}
+
+// Clips of a link source need its audio after the fetched file is gone: the
+// audio track is kept (not re-encoded) with the transcription's objects, so it
+// goes when the transcription is deleted. Uploads are kept whole already. A
+// failure here costs only the clips (409 not_ready), not the transcript.
+void keep_audio(int64_t transcription_id, const std::string& fetched, const Json& log_fields) {
+  const std::string out = fetched + ".audio.mka";
+  try {
+    media::extract_audio(fetched, out);
+    object_store().put_file(clip::source_audio_key(transcription_id), out);
+  } catch (const std::exception& e) {
+    Json fields = log_fields;
+    fields["error"] = e.what();
+    log::warn("the source's audio could not be kept; clips of it will be refused", fields);
+  }
+  std::error_code ec;
+  std::filesystem::remove(out, ec);
 }
 
 }  // namespace
@@ -225,48 +246,15 @@ void Worker::process(pqxx::connection& conn, const ClaimedJob& job, const std::s
   }
   log::info("job started", log_fields);
 
-  // The lease is kept alive on a connection of its own; losing it (the job
-  // was reclaimed, retried or deleted) cancels the work.
-  std::atomic<bool> cancelled{false};
-  std::atomic<bool> done{false};
-  std::mutex hb_mu;
-  std::condition_variable hb_cv;
-  std::thread heartbeat([&] {
-    std::unique_ptr<pqxx::connection> hb;
-    std::unique_lock lock(hb_mu);
-    auto next_renewal = std::chrono::steady_clock::now() + options_.lease / 3;
-    // Wakes often enough to pass a shutdown on at once, renews a third of
-    // the way through the lease.
-    while (!done) {
-      hb_cv.wait_for(lock, std::chrono::milliseconds(250));
-      if (stopping_) {
-        cancelled = true;
-        return;
-      }
-      if (done || std::chrono::steady_clock::now() < next_renewal) continue;
-      try {
-        if (!hb) hb = db::open_connection(url_);
-        if (!renew_lease(*hb, job, slot_owner, options_.lease)) {
-          cancelled = true;
-          return;
-        }
-        next_renewal = std::chrono::steady_clock::now() + options_.lease / 3;
-      } catch (const std::exception& e) {
-        log::warn("lease renewal failed", {{"error", e.what()}});
-        hb.reset();
-      }
-    }
-  });
-  struct Joiner {
-    std::atomic<bool>& done;
-    std::condition_variable& cv;
-    std::thread& t;
-    ~Joiner() {
-      done = true;
-      cv.notify_all();
-      if (t.joinable()) t.join();
-    }
-  } joiner{done, hb_cv, heartbeat};
+  // Losing the lease (the job was reclaimed, retried or deleted) cancels the work.
+  std::unique_ptr<pqxx::connection> hb;
+  Heartbeat heartbeat(
+      [&] {
+        if (!hb || !hb->is_open()) hb = db::open_connection(url_);
+        return renew_lease(*hb, job, slot_owner, options_.lease);
+      },
+      options_.lease, stopping_);
+  const std::atomic<bool>& cancelled = heartbeat.cancelled_flag();
 
   JobSpec spec;
   {
@@ -325,6 +313,7 @@ void Worker::process(pqxx::connection& conn, const ClaimedJob& job, const std::s
       return m == commands::Measurement::Go;
     };
     auto result = transcribe(*engine->second, req, on_stage, cancelled);
+    if (!downloaded.empty()) keep_audio(job.transcription_id, downloaded, log_fields);
     cleanup();
     downloaded.clear();
 

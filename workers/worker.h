@@ -31,6 +31,11 @@ struct WorkerOptions {
   // SCRIBE_CHAT_ENRICHMENT_*: an OpenAI-compatible chat endpoint that rewrites
   // enrichment's titles, summaries and answers; base_url empty: extractive only.
   enrichment::ChatOptions chat;
+  // Clip renders (workers/clip_worker.h): SCRIBE_CLIP_SLOTS renders at once
+  // per process, each FFmpeg with SCRIBE_CLIP_RENDER_THREADS threads (0: one
+  // per core).
+  int clip_slots = 1;
+  int clip_render_threads = 0;
 };
 
 class Worker {

@@ -71,6 +71,23 @@ struct AskLibraryHandler {
 struct DeleteTranscriptionAskHandler {
   static Response handle(RequestContext& ctx);
 };  // DELETE .../{id}/ask/{qnaId}
+struct CreateClipHandler {
+  static Response handle(RequestContext& ctx);
+};  // POST .../{id}/clips
+struct ClipQuoteHandler {
+  static Response handle(RequestContext& ctx);
+};  // GET .../{id}/clips/quote
+struct ListClipsHandler {
+  static Response handle(RequestContext& ctx);
+};  // GET .../{id}/clips
+// GET .../{id}/clips/{clipId}: asynchronous, a long-poll with `wait`.
+struct GetClipHandler {
+  static void handle(std::shared_ptr<RequestContext> ctx, Responder respond);
+  static std::string key(int64_t clip_id);  // the WaitRegistry key a clip's outcome notifies
+};
+struct ClipFileHandler {
+  static Response handle(RequestContext& ctx);
+};  // GET /clips/files/{clipId}/{name} (signed link, no key)
 struct DeleteLibraryAskHandler {
   static Response handle(RequestContext& ctx);
 };  // DELETE /api/v1/ask/{qnaId}

@@ -28,8 +28,9 @@ constexpr const char* kRegistryName = "io.scribe/transcription";
 constexpr const char* kInstructions =
     "scribe transcribes audio and video (uploads, direct media URLs, video-site links) into speaker-labelled, "
     "timed transcripts with chapters, sections, Q&A, subtitles and search. Reads are free. `transcribe` and "
-    "`retryTranscription` spend wallet money (pay-as-you-go 0.0167 USD per minute; 0 on subscription plans): "
-    "ask the user first and pass max_charge_usd to cap it. `askTranscription` and `askLibrary` use the daily Q&A "
+    "`retryTranscription` spend wallet money (pay-as-you-go 0.0167 USD per minute; 0 on subscription plans), and "
+    "`renderClip` 0.05 USD per started minute of clip on every plan: ask the user first and pass max_charge_usd to "
+    "cap it. `askTranscription` and `askLibrary` use the daily Q&A "
     "allowance, never money. Long recordings never block: transcribe returns at once; call "
     "waitForTranscription (at most 45 s per call) until it is no longer processing.";
 // Lists may be cached this long by a 2026-07-28 client; private: what a

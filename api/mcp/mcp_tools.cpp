@@ -111,6 +111,33 @@ Json include_arg(const std::string& description) {
   return s;
 }
 
+// The Clip of the REST API, for getClip and renderClip.
+Json clip_output(const std::string& description) {
+  return output_schema(
+      {{"id", schema("integer", "The clip id.")},
+       {"transcription_id", schema("integer", "The transcription it is cut from.")},
+       {"status", schema("string", "`queued` (also while rendering), `completed` or `failed`.")},
+       {"start_seconds", schema("number", "Start of the range in the recording.")},
+       {"end_seconds", schema("number", "End of the range.")},
+       {"duration_seconds", nullable("number", "The rendered length; null until completed.")},
+       {"aspect", schema("string", "`9:16`, `1:1` or `16:9`.")},
+       {"style", schema("string", "`captions`, `karaoke` or `minimal`.")},
+       {"output", schema("string", "`audiogram`, `video` or `audio`.")},
+       {"title", nullable("string", "Drawn at the top.")},
+       {"charge_usd", schema("number", "Held while queued, charged once completed, 0 if it failed.")},
+       {"file_url", nullable("string", "Signed link to the file, valid one hour.")},
+       {"file_content_type", nullable("string", "`video/mp4` or `audio/mp4`.")},
+       {"srt_url", nullable("string", "Signed link to the clip's SRT.")},
+       {"mp4_url", nullable("string", "The file_url of MP4 outputs.")},
+       {"mp4_url_expires_at", nullable("string", "When the links expire.")},
+       {"error", nullable("object", "Why it failed: {code, message}.")},
+       {"created_at", schema("string", "When it was requested.")},
+       {"completed_at", nullable("string", "When it finished.")}},
+      description);
+}
+
+Json clip_id_arg() { return integer_arg("The clip id (from renderClip).", 1, std::nullopt); }
+
 Json idempotency_key_arg(const std::string& what) {
   return string_arg(
       "Optional, 1-" + std::to_string(limits::kIdempotencyKeyMaxLength) +
@@ -279,6 +306,12 @@ std::variant<RestCall, Refusal> build_call(const Mapping& m, const Json& args) {
       return Refusal{error_result("invalid_request",
                                   "id must be a transcription id, an integer >= 1 (got " + compact(*raw) + ")")};
     call.path.replace(at, 4, std::to_string(*id));
+  }
+  if (auto at = call.path.find("{clip_id}"); at != std::string::npos) {
+    auto raw = argument(args, "clip_id");
+    auto id = raw ? positive_integer(*raw) : std::nullopt;
+    if (!id) return Refusal{error_result("invalid_request", "clip_id is required: the clip id, an integer >= 1")};
+    call.path.replace(at, 9, std::to_string(*id));
   }
   for (const auto& [name, param] : m.query)
     if (auto v = argument(args, name.c_str())) call.query.emplace_back(param, query_value(*v));
@@ -766,6 +799,19 @@ std::vector<Tool> build() {
            .query = {
                {"format", "format"}, {"preset", "preset"}, {"speaker_labels", "speaker_labels"}, {"mode", "mode"}}})));
 
+  out.push_back(make(
+      "getClip", "Get a clip",
+      "A clip of a transcription (renderClip): its status and, once completed, signed links to the file and its "
+      "SRT, valid one hour (each call signs fresh ones). With wait (1-45 s) it holds until the render finishes; "
+      "_timed_out true means it is still rendering. Free.",
+      input_schema({{"id", transcription_id_arg()},
+                    {"clip_id", clip_id_arg()},
+                    {"wait", integer_arg("Seconds to wait for the render to finish.", limits::kClipWaitMinSeconds,
+                                         limits::kClipWaitMaxSeconds)}},
+                   {"id", "clip_id"}),
+      clip_output("The clip."), kRead,
+      rest({.method = "GET", .path = tid + "/clips/{clip_id}", .query = {{"wait", "wait"}}})));
+
   // --- Money, but only a price -------------------------------------------------
   // A POST: read-only keys are refused on every non-GET method (api_app.cpp),
   // and the quote leaves a `quoted` row in the list, so it is not read-only.
@@ -978,6 +1024,41 @@ std::vector<Tool> build() {
                     "The upload ticket."),
       Flags{.read_only = false},
       rest({.method = "POST", .path = "/api/v1/uploads", .body = {"filename", "content_type", "file_size"}})));
+
+  out.push_back(make(
+      "renderClip", "Render a captioned clip",
+      "Renders 1-60 s of a completed transcription as a captioned audiogram (MP4), the source video with captions "
+      "(MP4; for a link source only with rights_affirmed) or an audio cut (M4A). SPENDS WALLET MONEY on every "
+      "plan: 0.05 USD per started 60 s, held now, charged when the render completes, released if it fails. Get the "
+      "user's consent and pass max_charge_usd and an idempotency_key (or client_nonce) so a retried call cannot "
+      "render twice. Returns at once with status queued; then call getClip with wait.",
+      input_schema(
+          {{"id", transcription_id_arg()},
+           {"start_seconds", number_arg("Start of the moment, in seconds of the recording.", 0, 1e9)},
+           {"end_seconds", number_arg("End of the moment; 1-60 s after start_seconds.", 0, 1e9)},
+           {"aspect", enum_arg({"9:16", "1:1", "16:9"}, "Frame: 1080x1920, 1080x1080 or 1920x1080.", "9:16")},
+           {"style", enum_arg({"captions", "karaoke", "minimal"},
+                              "Captions on a translucent box, the spoken word boxed in highlight_color, or plain text.",
+                              "captions")},
+           {"output", enum_arg({"audiogram", "video", "audio"}, "What to render.", "audiogram")},
+           {"caption_position", enum_arg({"upper", "middle", "lower"}, "Where the captions sit.", "lower")},
+           {"words_per_line", integer_arg("Words per caption line.", limits::kClipWordsPerLineMin,
+                                          limits::kClipWordsPerLineMax, limits::kClipWordsPerLineDefault)},
+           {"highlight_color", string_arg("Karaoke box colour, #RRGGBB.", 7, 7)},
+           {"framing", enum_arg({"blur", "crop"}, "For video: blurred fill or crop.", "blur")},
+           {"rights_affirmed", boolean_arg("You own or may reuse the source video (video output of a link).", false)},
+           {"title", string_arg("Drawn at the top.", 0, limits::kClipTitleMaxChars)},
+           {"client_nonce", string_arg("A UUID; a repeat returns the first clip.", 36, 36)},
+           {"max_charge_usd",
+            number_arg("Ceiling in USD; above it nothing is held (max_charge_exceeded).", 0, 1000000000)},
+           {"idempotency_key", idempotency_key_arg("rendering (and charging) a second clip")}},
+          {"id", "start_seconds", "end_seconds"}),
+      clip_output("The queued clip."), Flags{.read_only = false},
+      rest({.method = "POST",
+            .path = tid + "/clips",
+            .body = {"start_seconds", "end_seconds", "aspect", "style", "output", "caption_position", "words_per_line",
+                     "highlight_color", "framing", "rights_affirmed", "title", "client_nonce", "max_charge_usd"},
+            .idempotency_key = true})));
 
   out.push_back(make(
       "regeneratePostingChapters", "Regenerate posting chapters",

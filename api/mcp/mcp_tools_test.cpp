@@ -46,8 +46,7 @@ std::string error_code(const Json& result) {
 
 using Query = std::vector<std::pair<std::string, std::string>>;
 
-// The spec's tool names, in its order, without getClip and renderClip (clips
-// have no REST route yet).
+// The spec's tool names, in its order.
 const std::vector<std::string> kSpecNames = {"getAccount",
                                              "listPipelines",
                                              "listTranscriptions",
@@ -57,6 +56,7 @@ const std::vector<std::string> kSpecNames = {"getAccount",
                                              "getTranscriptionTimestamps",
                                              "getTranscriptionWords",
                                              "getSubtitles",
+                                             "getClip",
                                              "getQuote",
                                              "search",
                                              "fetch",
@@ -64,6 +64,7 @@ const std::vector<std::string> kSpecNames = {"getAccount",
                                              "askLibrary",
                                              "transcribe",
                                              "createUpload",
+                                             "renderClip",
                                              "regeneratePostingChapters",
                                              "retryTranscription",
                                              "deleteTranscription"};
@@ -81,8 +82,6 @@ TEST(McpTools, TheCatalogIsTheSpecsToolsWithUniqueNames) {
   }
   EXPECT_EQ(names, kSpecNames);
   EXPECT_EQ(unique.size(), names.size());
-  EXPECT_EQ(find_tool("getClip"), nullptr);
-  EXPECT_EQ(find_tool("renderClip"), nullptr);
   EXPECT_EQ(find_tool("nope"), nullptr);
 }
 
@@ -149,6 +148,7 @@ TEST(McpTools, AnnotationsFollowWhatTheRestCallDoes) {
                                            "getTranscriptionTimestamps",
                                            "getTranscriptionWords",
                                            "getSubtitles",
+                                           "getClip",
                                            "search",
                                            "fetch"};
   for (const auto& t : tools()) {
@@ -325,6 +325,34 @@ TEST(McpTools, EachToolMakesItsRestCall) {
        "r-1"},
       {"retryTranscription", {{"id", 43}}, "POST", "/api/v1/transcriptions/43/retry", {}, Json::object(), std::nullopt},
       {"deleteTranscription", {{"id", 42}}, "DELETE", "/api/v1/transcriptions/42", {}, std::nullopt, std::nullopt},
+      {"getClip",
+       {{"id", 42}, {"clip_id", 7}, {"wait", 30}},
+       "GET",
+       "/api/v1/transcriptions/42/clips/7",
+       {{"wait", "30"}},
+       std::nullopt,
+       std::nullopt},
+      {"renderClip",
+       {{"id", 42},
+        {"start_seconds", 10},
+        {"end_seconds", 40.5},
+        {"aspect", "1:1"},
+        {"style", "karaoke"},
+        {"highlight_color", "#FF0000"},
+        {"client_nonce", "0f8fad5b-d9cb-469f-a165-70867728950e"},
+        {"max_charge_usd", 0.05},
+        {"idempotency_key", "c-1"}},
+       "POST",
+       "/api/v1/transcriptions/42/clips",
+       {},
+       Json{{"start_seconds", 10},
+            {"end_seconds", 40.5},
+            {"aspect", "1:1"},
+            {"style", "karaoke"},
+            {"highlight_color", "#FF0000"},
+            {"client_nonce", "0f8fad5b-d9cb-469f-a165-70867728950e"},
+            {"max_charge_usd", 0.05}},
+       "c-1"},
   };
   std::set<std::string> covered;
   for (const auto& c : cases) {

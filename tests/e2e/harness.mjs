@@ -2,7 +2,7 @@
 // against the test database, create accounts and keys with `scribe admin`,
 // and talk HTTP with curl.
 import { spawn, spawnSync, execFileSync, execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, existsSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -181,4 +181,77 @@ export async function finished(srv, key, id, { limitSeconds = 240, query = '' } 
 export function auditWallet(accountId) {
   const run = spawnSync(BIN, ['audit', 'wallet', '--account', String(accountId)], { env: env(), encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`wallet audit of account ${accountId} failed:\n${run.stdout}${run.stderr}`);
+}
+
+// Starts `scribe worker` (background roles, no HTTP) against the test
+// database and object store, as the leader of a process group of its own, so
+// that stop('SIGKILL') can take the whole group down as a crash would.
+// Returns {proc, pid, exited, stderr(), stop(signal)}.
+export function startWorker({ args = [], extraEnv = {} } = {}) {
+  const proc = spawn(BIN, ['worker', ...args], {
+    env: env({ SCRIBE_OBJECT_STORE_DIR: OBJECTS, ...extraEnv }),
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+  });
+  let stderr = '';
+  proc.stderr.on('data', (d) => { stderr += d; });
+  const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+  return {
+    proc,
+    pid: proc.pid,
+    exited,
+    stderr: () => stderr,
+    async stop(signal = 'SIGTERM') {
+      if (proc.exitCode === null && proc.signalCode === null) {
+        try { process.kill(-proc.pid, signal); } catch { proc.kill(signal); }
+      }
+      return exited;
+    },
+  };
+}
+
+// The ids of the live children of `pid` (from /proc), optionally only those
+// whose command name is `comm` (e.g. 'ffmpeg').
+export function childPids(pid, comm) {
+  const out = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat;
+    try { stat = readFileSync(`/proc/${entry}/stat`, 'utf8'); } catch { continue; }
+    // pid (comm) state ppid ...: comm may hold spaces and parentheses.
+    const close = stat.lastIndexOf(')');
+    const name = stat.slice(stat.indexOf('(') + 1, close);
+    const [state, ppid] = stat.slice(close + 2).split(' ');
+    if (Number(ppid) !== pid || state === 'Z') continue;
+    if (comm === undefined || name === comm) out.push(Number(entry));
+  }
+  return out;
+}
+
+// Long-polls GET /transcriptions/{tid}/clips/{clipId}?wait= until the clip is
+// completed or failed; returns that body (with its `_timed_out`).
+export async function clipFinished(srv, key, tid, clipId, { limitSeconds = 300 } = {}) {
+  const until = Date.now() + limitSeconds * 1000;
+  while (Date.now() < until) {
+    const res = await curl(`${srv.url}/api/v1/transcriptions/${tid}/clips/${clipId}?wait=45`, { key });
+    if (res.status !== 200) throw new Error(`GET clip ${clipId} answered ${res.status}: ${res.body}`);
+    if (res.json.status !== 'queued') return res.json;
+  }
+  throw new Error(`clip ${clipId} did not finish in ${limitSeconds} s`);
+}
+
+// The wallet's record of a clip, from the event log: the ids of the holds
+// placed for it (purpose "clip"), the micro-dollars each settlement of those
+// holds charged, and how many releases they had.
+export function clipHolds(accountId, clipId) {
+  const q = (sql) => execFileSync('psql', [DB, '-At', '-c', sql], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+  const holds = q(`select data->>'hold_id' from events where type = 'WalletHoldPlaced' and ` +
+    `(data->>'account_id')::bigint = ${Number(accountId)} and data->>'purpose' = 'clip' and ` +
+    `data->>'clip_id' = '${Number(clipId)}'`);
+  const ids = holds.map((h) => `'${h.replace(/'/g, "''")}'`).join(',') || "''";
+  const settled = q(`select data->>'charged_micros' from events where type = 'WalletHoldSettled' and ` +
+    `(data->>'account_id')::bigint = ${Number(accountId)} and data->>'hold_id' in (${ids})`).map(Number);
+  const released = Number(q(`select count(*) from events where type = 'WalletHoldReleased' and ` +
+    `(data->>'account_id')::bigint = ${Number(accountId)} and data->>'hold_id' in (${ids})`)[0]);
+  return { holds, settled, released };
 }

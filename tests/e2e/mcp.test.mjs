@@ -35,8 +35,9 @@ const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 const ENV = { SCRIBE_ALLOW_PRIVATE_URLS: '1', SCRIBE_WORKER_POLL_MS: '100', SCRIBE_RATE_LIMIT_PER_MINUTE: '100000' };
 
 const READ_TOOLS = ['getAccount', 'listPipelines', 'listTranscriptions', 'getTranscription', 'getTranscriptionResult',
-  'waitForTranscription', 'getTranscriptionTimestamps', 'getTranscriptionWords', 'getSubtitles', 'search', 'fetch'];
-const WRITE_TOOLS = ['askTranscription', 'askLibrary', 'transcribe', 'getQuote', 'createUpload',
+  'waitForTranscription', 'getTranscriptionTimestamps', 'getTranscriptionWords', 'getSubtitles', 'getClip', 'search',
+  'fetch'];
+const WRITE_TOOLS = ['askTranscription', 'askLibrary', 'transcribe', 'getQuote', 'createUpload', 'renderClip',
   'regeneratePostingChapters', 'retryTranscription', 'deleteTranscription'];
 const ALL_TOOLS = [...READ_TOOLS, ...WRITE_TOOLS];
 const sorted = (a) => [...a].sort();
@@ -401,7 +402,7 @@ test('2026-07-28: tools/call results; tool failures are isError with the REST co
   assert.equal(theirs.status, 200, theirs.body);
   toolError(modernResult(await modern('tools/call', { name: 'getTranscription',
     arguments: { id: theirs.json.transcription_id } })), 'not_found');
-  const unknown = await modern('tools/call', { name: 'getClip', arguments: {} });
+  const unknown = await modern('tools/call', { name: 'getClips', arguments: {} });
   assert.ok(unknown.json?.error, unknown.text);
   assert.equal(unknown.json.error.code, -32602);
   assert.equal(unknown.json.id, unknown.id);
@@ -768,6 +769,20 @@ async function everyTool(kind) {
     const lib = await use('askLibrary', { question: 'What do tickets cost for children?', transcription_ids: [id] });
     assert.equal(typeof lib.no_answer, 'boolean');
 
+    // A clip: 0.05 USD held, rendered by this server's workers, read back with wait.
+    const firstWord = words.words[0];
+    assert.ok(firstWord, JSON.stringify(words));
+    const clipStart = Math.max(0, Math.floor(firstWord.start_ms / 1000));
+    const clip = await use('renderClip', { id, start_seconds: clipStart, end_seconds: clipStart + 2, output: 'audio',
+      max_charge_usd: 0.05, idempotency_key: randomUUID() });
+    assert.equal(clip.status, 'queued');
+    assert.equal(clip.charge_usd, 0.05);
+    let rendered = await use('getClip', { id, clip_id: clip.id, wait: 45 });
+    for (let i = 0; i < 3 && rendered.status === 'queued'; i++) rendered = await tool(c, 'getClip', { id, clip_id: clip.id, wait: 45 });
+    assert.equal(rendered.status, 'completed', JSON.stringify(rendered));
+    assert.equal(rendered.file_content_type, 'audio/mp4');
+    assert.equal((await fetch(rendered.file_url)).status, 200);
+
     // Money: a quote, a ceiling that refuses, a failed job retried and deleted.
     const quote = await use('getQuote', { source: 'external_url', url: media.url(wav), duration_seconds: 60 });
     assert.equal(quote.status, 'quoted');
@@ -804,7 +819,7 @@ async function everyTool(kind) {
     await useFailing('getTranscriptionResult', { id: 999999999 }, 'not_found');
     toolError(await callTool(c, 'getAccount', { unexpected: true }), 'invalid_request');
     toolError(await callTool(c, 'retryTranscription', { id }), 'invalid_request'); // only a failed job
-    await assert.rejects(() => callTool(c, 'renderClip', {}), (err) => {
+    await assert.rejects(() => callTool(c, 'renderClips', {}), (err) => {
       assert.equal(err.code, -32602, String(err));
       return true;
     });

@@ -125,3 +125,146 @@ export async function hangingMediaServer() {
     close: () => new Promise((resolve) => { srv.closeAllConnections?.(); srv.close(resolve); }),
   };
 }
+
+// --- clips: video fixtures, downloads and what a rendered file holds ---------
+
+// A video with a moving test pattern (ffmpeg's testsrc2) and `audio` as its
+// sound track, as MP4 (H.264 + AAC), as long as the audio.
+export function videoWithAudio(audio, name, { size = '640x360' } = {}) {
+  const out = join(MEDIA_DIR, name);
+  run('ffmpeg', ['-y', '-loglevel', 'error', '-f', 'lavfi', '-i', `testsrc2=s=${size}:r=30`, '-i', audio,
+    '-map', '0:v', '-map', '1:a', '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-c:a', 'aac',
+    '-shortest', out]);
+  return out;
+}
+
+// GET url into a file of MEDIA_DIR with curl (binary-safe, no auth).
+// Returns {status, contentType, path, bytes}.
+export function download(url, name) {
+  const path = join(MEDIA_DIR, name);
+  const out = execFileSync('curl', ['-sS', '-o', path, '-w', '%{http_code} %{content_type}', '--max-time', '60', url],
+    { encoding: 'utf8' });
+  const i = out.indexOf(' ');
+  return { status: Number(out.slice(0, i)), contentType: out.slice(i + 1), path,
+    bytes: existsSync(path) ? readFileSync(path).length : 0 };
+}
+
+// ffprobe's view of a file: {format: {format_name, duration}, streams: [{codec_type, codec_name, width, height, duration}]}.
+export function probe(path) {
+  return JSON.parse(execFileSync('ffprobe', ['-v', 'error', '-show_entries',
+    'format=format_name,duration:stream=codec_type,codec_name,width,height,duration', '-of', 'json', path],
+  { encoding: 'utf8' }));
+}
+
+// The frame shown at `t` seconds, as rgb24: {width, height, data}.
+export function grabFrame(path, t) {
+  const v = probe(path).streams.find((s) => s.codec_type === 'video');
+  if (!v) throw new Error(`${path} has no video stream`);
+  const data = execFileSync('ffmpeg', ['-v', 'error', '-ss', t.toFixed(3), '-i', path, '-frames:v', '1',
+    '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], { maxBuffer: 64 << 20 });
+  if (data.length !== v.width * v.height * 3)
+    throw new Error(`frame at ${t} s of ${path}: ${data.length} bytes, expected ${v.width}x${v.height}x3`);
+  return { width: v.width, height: v.height, data };
+}
+
+const luma = (r, g, b) => 0.299 * r + 0.587 * g + 0.114 * b;
+
+// Where the captions of a clip frame are drawn, from domain/clip_captions.cpp's
+// caption_layout (font 6.6 % of the short side, box padding 1.3 %, side
+// margins 7 % of the width; a lower line sits 18 % (portrait) or 9 % above the
+// bottom edge, an upper one as far below the top): a rectangle holding up to
+// three lines of text and the box around them. `plain` is a band of the same
+// frame that neither captions, title nor the audiogram's waveform use.
+export function captionRegions(width, height, position = 'lower') {
+  const portrait = height > width;
+  const base = Math.min(width, height);
+  const font = Math.round(base * 0.066);
+  const pad = Math.round(base * 0.013);
+  const marginH = Math.round(width * 0.07);
+  let y0, y1;
+  if (position === 'lower') {
+    const bottom = height - Math.round(height * (portrait ? 0.18 : 0.09));
+    [y0, y1] = [bottom - 3 * font - 2 * pad, bottom + 2 * pad];
+  } else if (position === 'upper') {
+    const top = Math.round(height * (portrait ? 0.12 : 0.08));
+    [y0, y1] = [top - 2 * pad, top + 3 * font + 2 * pad];
+  } else {
+    [y0, y1] = [Math.round(height / 2 - 1.5 * font - 2 * pad), Math.round(height / 2 + 1.5 * font + 2 * pad)];
+  }
+  return {
+    font, pad,
+    caption: { x0: marginH - pad - 4, x1: width - marginH + pad + 4, y0, y1 },
+    plain: { x0: marginH, x1: width - marginH, y0: Math.round(height * 0.16), y1: Math.round(height * 0.33) },
+  };
+}
+
+export function meanLuma(frame, { x0, x1, y0, y1 }) {
+  let sum = 0, n = 0;
+  for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) {
+    const i = (y * frame.width + x) * 3;
+    sum += luma(frame.data[i], frame.data[i + 1], frame.data[i + 2]);
+    n++;
+  }
+  return sum / n;
+}
+
+// Pixel counts of a rectangle of a frame: bright (white text: every channel
+// above 200), red (r > 180, g and b below 70), saturated (a pure colour: one
+// channel above 200, another below 60), dark (luma at least 8 below bgLuma),
+// the bounding box of the bright pixels (text), and boxBand: the share of
+// dark pixels in the rows 4-10 px above the tallest glyph across the text's
+// width, which lie inside a caption box and on plain background without one.
+export function regionStats(frame, { x0, x1, y0, y1 }, bgLuma) {
+  const { width, height, data } = frame;
+  const at = (x, y) => { const i = (y * width + x) * 3; return [data[i], data[i + 1], data[i + 2]]; };
+  let bright = 0, red = 0, saturated = 0, dark = 0, total = 0;
+  let top = Infinity, bottom = -1, left = Infinity, right = -1;
+  for (let y = Math.max(0, y0); y < Math.min(height, y1); y++) {
+    for (let x = Math.max(0, x0); x < Math.min(width, x1); x++) {
+      const [r, g, b] = at(x, y);
+      total++;
+      if (Math.min(r, g, b) > 200) {
+        bright++;
+        top = Math.min(top, y); bottom = Math.max(bottom, y); left = Math.min(left, x); right = Math.max(right, x);
+      }
+      if (r > 180 && g < 70 && b < 70) red++;
+      if (Math.max(r, g, b) > 200 && Math.min(r, g, b) < 60) saturated++;
+      if (bgLuma !== undefined && luma(r, g, b) < bgLuma - 8) dark++;
+    }
+  }
+  let band = 0, bandDark = 0;
+  if (bright > 0 && bgLuma !== undefined) {
+    for (let y = Math.max(0, top - 10); y <= top - 4; y++) for (let x = left; x <= right; x++) {
+      band++;
+      if (luma(...at(x, y)) < bgLuma - 8) bandDark++;
+    }
+  }
+  return { total, bright, red, saturated, dark, text: bright ? { top, bottom, left, right } : null,
+    boxBand: band ? bandDark / band : 0 };
+}
+
+// Sharp edges of a rectangle: horizontally neighbouring pixels whose luma
+// differs by more than 40 (a blurred picture has next to none).
+export function sharpEdges(frame, { x0, x1, y0, y1 }) {
+  let n = 0;
+  for (let y = y0; y < y1; y++) for (let x = x0; x + 1 < x1; x++) {
+    const i = (y * frame.width + x) * 3;
+    const d = frame.data;
+    if (Math.abs(luma(d[i], d[i + 1], d[i + 2]) - luma(d[i + 3], d[i + 4], d[i + 5])) > 40) n++;
+  }
+  return n;
+}
+
+// An SRT document as cues [{index, start, end, text}] (seconds); throws
+// unless every block is well-formed and numbered 1, 2, 3...
+export function parseSrt(text) {
+  const blocks = text.replace(/\r\n/g, '\n').trim().split(/\n\n+/).filter((b) => b.trim() !== '');
+  const time = (h, m, s, ms) => Number(h) * 3600 + Number(m) * 60 + Number(s) + Number(ms) / 1000;
+  return blocks.map((b, i) => {
+    const lines = b.split('\n');
+    const m = /^(\d\d):(\d\d):(\d\d),(\d{3}) --> (\d\d):(\d\d):(\d\d),(\d{3})$/.exec(lines[1] ?? '');
+    if (lines[0] !== String(i + 1) || !m || lines.length < 3) throw new Error(`malformed SRT cue ${i + 1}: ${JSON.stringify(b)}`);
+    return { index: i + 1, start: time(m[1], m[2], m[3], m[4]), end: time(m[5], m[6], m[7], m[8]),
+      text: lines.slice(2).join('\n') };
+  });
+}

@@ -1,0 +1,51 @@
+#pragma once
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "eventstore/event_store.h"
+#include "media/media_probe.h"
+#include "workers/clip_queue.h"
+#include "workers/worker.h"
+
+// Clip renders: threads that claim queued clips (workers/clip_queue.h),
+// gather the words of the range and the stored media, render with FFmpeg
+// (media/clip_render.h), store the files and record the outcome
+// (commands/clip_commands.h), which settles or releases the clip's hold.
+// They run beside the transcription workers, in `scribe serve` and in
+// `scribe worker` processes.
+namespace scribe::workers {
+
+class ClipWorker {
+ public:
+  // Shares the transcription workers' options: lease, poll, work_dir,
+  // clip_slots and clip_render_threads.
+  ClipWorker(std::string database_url, eventstore::EventStore store, std::shared_ptr<const media::MediaProbe> media,
+             WorkerOptions options);
+  ~ClipWorker();
+  void start();
+  // Stops claiming; a render in progress is handed back to the queue.
+  void stop();
+
+ private:
+  void loop(int slot);
+  void listen();
+  void process(pqxx::connection& conn, const ClaimedClip& claimed, const std::string& slot_owner);
+
+  std::string url_;
+  eventstore::EventStore store_;
+  std::shared_ptr<const media::MediaProbe> media_;
+  WorkerOptions options_;
+  std::string owner_;
+  std::atomic<bool> stopping_{false};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  uint64_t wakeups_ = 0;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace scribe::workers
