@@ -76,7 +76,11 @@ Decision decide(pqxx::work& txn, const Caller& caller, const clip::Request& req,
     if (auto k = d.account.keys.find(*caller.key_id); k != d.account.keys.end()) cap = k->second.monthly_cap;
   d.account_events.push_back(clip::accepted(caller.account_id, clip_id, req.transcription_id, video, at));
   for (auto& e : wallet::place_hold(d.account,
-                                    {clip::hold_id(clip_id), d.charge, caller.key_id, cap, "clip",
+                                    {clip::hold_id(clip_id),
+                                     d.charge,
+                                     caller.key_id,
+                                     cap,
+                                     "clip",
                                      {{"clip_id", clip_id}, {"transcription_id", req.transcription_id}}},
                                     at))
     d.account_events.push_back(std::move(e));
@@ -121,8 +125,8 @@ ClipCreated create_clip(const eventstore::EventStore& store, pqxx::connection& c
             clip::requested(id, caller.account_id, caller.key_id, req, d.charge, starts_video_download, now())};
         stamp(ce, caller.meta);
         stamp(d.account_events, caller.meta);
-        store.append(txn, {{account::stream_id(caller.account_id), eventstore::ExpectedVersion::exact(d.account.version),
-                            std::move(d.account_events)},
+        store.append(txn, {{account::stream_id(caller.account_id),
+                            eventstore::ExpectedVersion::exact(d.account.version), std::move(d.account_events)},
                            {clip::stream_id(id), eventstore::ExpectedVersion::no_stream(), std::move(ce)}});
         eventstore::EventStore::commit(txn);
         return ClipCreated{id, d.charge, false};
@@ -145,7 +149,7 @@ namespace {
 // `decide` and appends it with the hold's settlement or release.
 bool finish(const eventstore::EventStore& store, pqxx::connection& conn, int64_t clip_id, const Meta& meta,
             const std::function<std::optional<eventstore::NewEvent>(const clip::State&, const account::State&,
-                                                                   std::vector<eventstore::NewEvent>&)>& decide) {
+                                                                    std::vector<eventstore::NewEvent>&)>& decide) {
   return retry_on_conflict(
       [&] {
         clip::State c;
@@ -176,22 +180,25 @@ bool finish(const eventstore::EventStore& store, pqxx::connection& conn, int64_t
 
 bool complete_clip(const eventstore::EventStore& store, pqxx::connection& conn, int64_t clip_id,
                    const clip::Rendered& rendered, const Meta& meta) {
-  return finish(store, conn, clip_id, meta, [&](const clip::State& c, const account::State& acc, std::vector<eventstore::NewEvent>& money) {
-    const TimePoint at = now();
-    money = wallet::settle_hold(acc, c.hold, c.charge, at);
-    // The hold is what the clip costs; a hold already closed (never here, as
-    // the clip is queued) would charge nothing.
-    const money::Micros charged = money.empty() ? 0 : money.front().data.at("charged_micros").get<int64_t>();
-    return clip::completed(c, rendered, charged, at);
-  });
+  return finish(store, conn, clip_id, meta,
+                [&](const clip::State& c, const account::State& acc, std::vector<eventstore::NewEvent>& money) {
+                  const TimePoint at = now();
+                  money = wallet::settle_hold(acc, c.hold, c.charge, at);
+                  // The hold is what the clip costs; a hold already closed (never here, as
+                  // the clip is queued) would charge nothing.
+                  const money::Micros charged =
+                      money.empty() ? 0 : money.front().data.at("charged_micros").get<int64_t>();
+                  return clip::completed(c, rendered, charged, at);
+                });
 }
 
 bool fail_clip(const eventstore::EventStore& store, pqxx::connection& conn, int64_t clip_id, const std::string& code,
                const std::string& message, const Meta& meta) {
-  return finish(store, conn, clip_id, meta, [&](const clip::State& c, const account::State& acc, std::vector<eventstore::NewEvent>& money) {
-    money = wallet::release_hold(acc, c.hold);
-    return clip::failed(c, code, message, now());
-  });
+  return finish(store, conn, clip_id, meta,
+                [&](const clip::State& c, const account::State& acc, std::vector<eventstore::NewEvent>& money) {
+                  money = wallet::release_hold(acc, c.hold);
+                  return clip::failed(c, code, message, now());
+                });
 }
 
 std::string clip_callback_secret(pqxx::connection& conn, int64_t clip_id) {
@@ -217,7 +224,8 @@ std::vector<std::string> abandon_clips(pqxx::work& txn, const account::State& ac
   }
   // Every clip of the transcription, finished ones included, keeps only ids
   // and billing facts once it is deleted.
-  for (const auto& row : txn.exec_prepared(kAllOf.name, transcription_id)) streams.push_back(clip::stream_id(row[0].as<int64_t>()));
+  for (const auto& row : txn.exec_prepared(kAllOf.name, transcription_id))
+    streams.push_back(clip::stream_id(row[0].as<int64_t>()));
   return streams;
 }
 

@@ -53,8 +53,8 @@ class ClipCommands : public testing::PgTest {
         .as<int64_t>();
   }
   static clip::Rendered rendered(int64_t tid, int64_t clip_id) {
-    return {12.0, clip::file_key(tid, clip_id, "clip.mp4"), "clip.mp4", "video/mp4", 100,
-            clip::file_key(tid, clip_id, "clip.srt")};
+    return {12.0, clip::file_key(tid, clip_id, "clip.mp4"), "clip.mp4", "video/mp4",
+            100,  clip::file_key(tid, clip_id, "clip.srt")};
   }
 };
 
@@ -79,8 +79,8 @@ TEST_F(ClipCommands, CompletionSettlesTheHoldOnceWhoeverReportsIt) {
   EXPECT_EQ(hold_events(*conn, events::kWalletHoldSettled, created.clip_id), 1);
   EXPECT_EQ(hold_events(*conn, events::kWalletHoldReleased, created.clip_id), 0);
   pqxx::nontransaction txn(*conn);
-  auto view = Json::parse(
-      txn.exec_params1("select view::text from clips where id = $1", created.clip_id)[0].as<std::string>());
+  auto view =
+      Json::parse(txn.exec_params1("select view::text from clips where id = $1", created.clip_id)[0].as<std::string>());
   EXPECT_EQ(view.at("status"), "completed");
   EXPECT_EQ(view.at("charge_micros"), 50'000);
 }
@@ -122,9 +122,9 @@ TEST_F(ClipCommands, SixteenConcurrentRequestsAtTheLimitLetExactlyTenIn) {
                    "and data->>'purpose' = 'clip'",
                    account::stream_id(c.caller.account_id)),
             10);
-  EXPECT_EQ(scalar(*conn, "select count(*) from clips where account_id = $1::bigint",
-                   std::to_string(c.caller.account_id)),
-            10);
+  EXPECT_EQ(
+      scalar(*conn, "select count(*) from clips where account_id = $1::bigint", std::to_string(c.caller.account_id)),
+      10);
 }
 
 TEST_F(ClipCommands, ANonceNamesTheFirstClipAndHoldsOnce) {
@@ -198,10 +198,10 @@ TEST_F(ClipCommands, DeletingTheTranscriptionFailsQueuedClipsAndReleasesTheirHol
   // The worker that later reports the queued clip records nothing.
   EXPECT_FALSE(complete_clip(store(), *conn, queued.clip_id, rendered(c.id, queued.clip_id), meta));
   // The clips' streams keep ids and billing facts only.
-  EXPECT_EQ(scalar(*conn,
-                   "select count(*) from events where stream_id = $1 and (data ? 'start_seconds' or data ? 'clip')",
-                   clip::stream_id(queued.clip_id)),
-            0);
+  EXPECT_EQ(
+      scalar(*conn, "select count(*) from events where stream_id = $1 and (data ? 'start_seconds' or data ? 'clip')",
+             clip::stream_id(queued.clip_id)),
+      0);
 }
 
 }  // namespace

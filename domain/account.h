@@ -31,7 +31,7 @@ struct KeyState {
 struct Hold {
   money::Micros amount = 0;
   std::optional<int64_t> key_id;
-  std::string month;  // "YYYY-MM" when placed
+  std::string month;    // "YYYY-MM" when placed
   std::string purpose;  // "transcription", "clip", ...
 };
 

@@ -84,8 +84,8 @@ money::Micros charge(double clip_seconds) {
 }
 
 int in_progress(const account::State& acc) {
-  return static_cast<int>(
-      std::count_if(acc.open_holds.begin(), acc.open_holds.end(), [](const auto& h) { return h.second.purpose == "clip"; }));
+  return static_cast<int>(std::count_if(acc.open_holds.begin(), acc.open_holds.end(),
+                                        [](const auto& h) { return h.second.purpose == "clip"; }));
 }
 
 void check_admission(const account::State& acc, bool starts_video_download, TimePoint at) {
@@ -150,9 +150,9 @@ namespace {
 // The stored view of a just-requested clip (see to_json()).
 Json initial_view(const Json& d) {
   Json v = Json::object();
-  for (const char* k : {"transcription_id", "start_seconds", "end_seconds", "aspect", "style", "output",
-                        "caption_position", "words_per_line", "highlight_color", "framing", "rights_affirmed", "title",
-                        "charge_micros"})
+  for (const char* k :
+       {"transcription_id", "start_seconds", "end_seconds", "aspect", "style", "output", "caption_position",
+        "words_per_line", "highlight_color", "framing", "rights_affirmed", "title", "charge_micros"})
     v[k] = d.contains(k) ? d.at(k) : Json(nullptr);
   v["status"] = kQueued;
   v["duration_seconds"] = nullptr;
@@ -215,8 +215,11 @@ std::optional<eventstore::NewEvent> completed(const State& s, const Rendered& r,
   view["status"] = kCompleted;
   view["duration_seconds"] = std::round(r.duration_seconds * 1000.0) / 1000.0;
   view["charge_micros"] = charged;
-  view["file"] = {{"name", r.file_name}, {"content_type", r.content_type}, {"bytes", r.bytes},
-                  {"key", r.file_key},   {"srt_key", r.srt_key}};
+  view["file"] = {{"name", r.file_name},
+                  {"content_type", r.content_type},
+                  {"bytes", r.bytes},
+                  {"key", r.file_key},
+                  {"srt_key", r.srt_key}};
   view["completed_at"] = to_iso8601(at);
   return outcome(s, events::kClipCompleted, std::move(view), {{"charge_micros", charged}});
 }
@@ -245,8 +248,8 @@ std::string file_key(int64_t transcription_id, int64_t clip_id, const std::strin
 }
 
 std::string link_signature(const std::string& secret, int64_t clip_id, const std::string& name, int64_t expires_unix) {
-  return crypto::hmac_sha256_hex(secret,
-                                 "clip-file:" + std::to_string(clip_id) + ":" + name + ":" + std::to_string(expires_unix));
+  return crypto::hmac_sha256_hex(
+      secret, "clip-file:" + std::to_string(clip_id) + ":" + name + ":" + std::to_string(expires_unix));
 }
 
 bool verify_link(const std::string& secret, int64_t clip_id, const std::string& name, int64_t expires_unix,
@@ -258,9 +261,9 @@ bool verify_link(const std::string& secret, int64_t clip_id, const std::string& 
 Json to_json(const Json& view, int64_t clip_id, const std::string& public_url, const std::string& link_secret,
              TimePoint now) {
   Json out = {{"id", clip_id}};
-  for (const char* k : {"transcription_id", "status", "start_seconds", "end_seconds", "duration_seconds", "aspect",
-                        "style", "output", "title", "caption_position", "words_per_line", "highlight_color",
-                        "framing", "rights_affirmed"})
+  for (const char* k :
+       {"transcription_id", "status", "start_seconds", "end_seconds", "duration_seconds", "aspect", "style", "output",
+        "title", "caption_position", "words_per_line", "highlight_color", "framing", "rights_affirmed"})
     out[k] = view.contains(k) ? view.at(k) : Json(nullptr);
   out["charge_usd"] = money::to_usd(view.value("charge_micros", int64_t{0}));
   out["file_url"] = nullptr;
@@ -273,7 +276,8 @@ Json to_json(const Json& view, int64_t clip_id, const std::string& public_url, c
     const int64_t expires = to_unix_micros(now) / 1'000'000 + limits::kClipLinkTtlSeconds;
     auto link = [&](const std::string& name) {
       return public_url + "/clips/files/" + std::to_string(clip_id) + "/" + name +
-             "?expires=" + std::to_string(expires) + "&signature=" + link_signature(link_secret, clip_id, name, expires);
+             "?expires=" + std::to_string(expires) +
+             "&signature=" + link_signature(link_secret, clip_id, name, expires);
     };
     const std::string name = file.value("name", "");
     const std::string type = file.value("content_type", "");

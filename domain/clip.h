@@ -89,7 +89,7 @@ struct State {
   std::optional<int64_t> key_id;
   std::string status;
   std::string hold;
-  money::Micros charge = 0;  // held while queued, charged once completed, 0 once failed
+  money::Micros charge = 0;         // held while queued, charged once completed, 0 once failed
   Json requested = Json::object();  // the ClipRequested payload
   int64_t version = 0;
 };

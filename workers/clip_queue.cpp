@@ -12,12 +12,13 @@ const db::Statement kCandidates{"clip_queue.candidates",
 // The candidate query read the leases in its snapshot; the conflict clause
 // reads the committed row, so a lease taken meanwhile by another worker is
 // seen here and the candidate skipped.
-const db::Statement kTake{"clip_queue.take",
-                          "insert into clip_leases(clip_id, owner, expires_at, claims, claimed_at) "
-                          "values ($1, $2, now() + make_interval(secs => $3), 1, now()) "
-                          "on conflict (clip_id) do update set owner = excluded.owner, expires_at = excluded.expires_at, "
-                          "claims = clip_leases.claims + 1, claimed_at = now() "
-                          "where clip_leases.expires_at < now() returning claims"};
+const db::Statement kTake{
+    "clip_queue.take",
+    "insert into clip_leases(clip_id, owner, expires_at, claims, claimed_at) "
+    "values ($1, $2, now() + make_interval(secs => $3), 1, now()) "
+    "on conflict (clip_id) do update set owner = excluded.owner, expires_at = excluded.expires_at, "
+    "claims = clip_leases.claims + 1, claimed_at = now() "
+    "where clip_leases.expires_at < now() returning claims"};
 const db::Statement kRenew{"clip_queue.renew",
                            "update clip_leases set expires_at = now() + make_interval(secs => $3) "
                            "where clip_id = $1 and owner = $2 and exists "

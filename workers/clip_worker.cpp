@@ -65,8 +65,9 @@ std::optional<ClipSpec> load_spec(pqxx::connection& conn, int64_t clip_id) {
 std::vector<clips::ClipWord> load_words(pqxx::connection& conn, int64_t transcription_id, double start, double end) {
   pqxx::read_transaction txn(conn);
   std::vector<clips::ClipWord> words;
-  for (const auto& row : txn.exec_prepared(kWords.name, transcription_id, static_cast<int64_t>(std::llround(start * 2000)),
-                                           static_cast<int64_t>(std::llround(end * 2000))))
+  for (const auto& row :
+       txn.exec_prepared(kWords.name, transcription_id, static_cast<int64_t>(std::llround(start * 2000)),
+                         static_cast<int64_t>(std::llround(end * 2000))))
     words.push_back({row[0].as<std::string>(), row[1].as<int64_t>() / 1000.0, row[2].as<int64_t>() / 1000.0});
   return words;
 }
@@ -74,8 +75,9 @@ std::vector<clips::ClipWord> load_words(pqxx::connection& conn, int64_t transcri
 // The stored audio: the upload itself, or the audio the transcription kept of
 // a fetched link (workers/worker.cpp).
 std::string audio_of(const ClipSpec& s) {
-  auto path = s.source == "upload" && s.upload_id ? object_store().local_path("uploads/" + *s.upload_id)
-                                                  : object_store().local_path(clip::source_audio_key(s.transcription_id));
+  auto path = s.source == "upload" && s.upload_id
+                  ? object_store().local_path("uploads/" + *s.upload_id)
+                  : object_store().local_path(clip::source_audio_key(s.transcription_id));
   if (!path) throw RenderFailure("source_unavailable", "the transcription's audio is no longer stored");
   return *path;
 }

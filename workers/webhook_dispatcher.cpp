@@ -111,8 +111,8 @@ void deliver(pqxx::connection& conn, const HttpClient& client, const DispatcherO
     // The clip's links are signed now, so each attempt carries an hour of
     // validity (the spec: clip.completed carries a fresh mp4_url).
     Json j = Json::parse(body);
-    j["data"]["clip"] = clip::to_json(j["data"]["clip"], clip_id, options.public_url,
-                                      secrets::get(conn, clip::kLinkSecretName), now());
+    j["data"]["clip"] =
+        clip::to_json(j["data"]["clip"], clip_id, options.public_url, secrets::get(conn, clip::kLinkSecretName), now());
     body = j.dump();
   }
   const auto started = std::chrono::steady_clock::now();

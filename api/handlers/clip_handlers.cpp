@@ -88,8 +88,7 @@ struct QueryFields final : Fields {
     }
     char* end = nullptr;
     const double d = std::strtod(v->c_str(), &end);
-    if (v->empty() || *end != '\0' || !std::isfinite(d) || d < 0)
-      throw Error::invalid(f, f + " must be a number >= 0");
+    if (v->empty() || *end != '\0' || !std::isfinite(d) || d < 0) throw Error::invalid(f, f + " must be a number >= 0");
     return d;
   }
   std::optional<int64_t> integer(const std::string& f) const override {
@@ -148,8 +147,8 @@ bool check_media(RequestContext& ctx, const clip::Request& r) {
   }
   clip::check_range(r, subject.duration_seconds);
   const bool upload = subject.source == "upload";
-  const std::string audio_key = upload && subject.upload_id ? "uploads/" + *subject.upload_id
-                                                            : clip::source_audio_key(r.transcription_id);
+  const std::string audio_key =
+      upload && subject.upload_id ? "uploads/" + *subject.upload_id : clip::source_audio_key(r.transcription_id);
   if (!object_store().exists(audio_key))
     throw Error("not_ready", "the transcription's audio is not stored, so no clip can be made of it",
                 {{"reason", "no_stored_audio"}});
@@ -283,7 +282,9 @@ Response ClipFileHandler::handle(RequestContext& ctx) {
   QueryParams q(ctx.req);
   auto expires = q.string("expires", 20);
   auto signature = q.string("signature", 128);
-  auto forbidden = [] { return Error("forbidden", "this link is invalid or has expired; GET the clip for a fresh one"); };
+  auto forbidden = [] {
+    return Error("forbidden", "this link is invalid or has expired; GET the clip for a fresh one");
+  };
   if (!expires || !signature || (name != "clip.mp4" && name != "clip.m4a" && name != "clip.srt")) throw forbidden();
   int64_t exp = 0;
   try {

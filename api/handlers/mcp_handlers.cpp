@@ -7,6 +7,8 @@
 // while it waits and reports progress as Server-Sent Events.
 #include <chrono>
 
+#include <condition_variable>
+#include <mutex>
 #include "api/handlers/handlers.h"
 #include "api/mcp/mcp_protocol.h"
 #include "api/mcp/mcp_sessions.h"
@@ -121,15 +123,28 @@ RestReply reply_of(const Response& r) {
   return reply;
 }
 
-// Runs one REST call synchronously with the MCP caller's credentials.
+// Runs one REST call with the MCP caller's credentials and waits for its
+// answer. Synchronous routes answer on this thread; getClip's route is a
+// long-poll that answers from the worker pool once the clip finishes or its
+// `wait` (at most 45 s) runs out, so this thread waits for it a little longer.
 RestReply execute(RequestContext& ctx, const RestCall& call) {
-  std::optional<Response> got;
+  struct Answer {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::optional<Response> got;
+  };
+  auto answer = std::make_shared<Answer>();
   ctx.release_db();  // the call leases its own
-  ctx.services.call(ctx.caller(), rest_request(ctx, call), [&](Response r) { got = std::move(r); });
-  // Every tool's route is synchronous, so the responder ran already.
-  if (!got)
+  ctx.services.call(ctx.caller(), rest_request(ctx, call), [answer](Response r) {
+    std::lock_guard lock(answer->mu);
+    answer->got = std::move(r);
+    answer->cv.notify_all();
+  });
+  std::unique_lock lock(answer->mu);
+  const auto limit = std::chrono::seconds(limits::kClipWaitMaxSeconds + 15);
+  if (!answer->cv.wait_for(lock, limit, [&] { return answer->got.has_value(); }))
     return RestReply{500, "application/json", "", {{"error", {{"code", "internal_error"}, {"message", "no answer"}}}}};
-  return reply_of(*got);
+  return reply_of(*answer->got);
 }
 
 bool read_only(const RequestContext& ctx) { return ctx.caller().permission == apikey::Permission::ReadOnly; }

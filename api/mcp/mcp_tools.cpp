@@ -113,27 +113,26 @@ Json include_arg(const std::string& description) {
 
 // The Clip of the REST API, for getClip and renderClip.
 Json clip_output(const std::string& description) {
-  return output_schema(
-      {{"id", schema("integer", "The clip id.")},
-       {"transcription_id", schema("integer", "The transcription it is cut from.")},
-       {"status", schema("string", "`queued` (also while rendering), `completed` or `failed`.")},
-       {"start_seconds", schema("number", "Start of the range in the recording.")},
-       {"end_seconds", schema("number", "End of the range.")},
-       {"duration_seconds", nullable("number", "The rendered length; null until completed.")},
-       {"aspect", schema("string", "`9:16`, `1:1` or `16:9`.")},
-       {"style", schema("string", "`captions`, `karaoke` or `minimal`.")},
-       {"output", schema("string", "`audiogram`, `video` or `audio`.")},
-       {"title", nullable("string", "Drawn at the top.")},
-       {"charge_usd", schema("number", "Held while queued, charged once completed, 0 if it failed.")},
-       {"file_url", nullable("string", "Signed link to the file, valid one hour.")},
-       {"file_content_type", nullable("string", "`video/mp4` or `audio/mp4`.")},
-       {"srt_url", nullable("string", "Signed link to the clip's SRT.")},
-       {"mp4_url", nullable("string", "The file_url of MP4 outputs.")},
-       {"mp4_url_expires_at", nullable("string", "When the links expire.")},
-       {"error", nullable("object", "Why it failed: {code, message}.")},
-       {"created_at", schema("string", "When it was requested.")},
-       {"completed_at", nullable("string", "When it finished.")}},
-      description);
+  return output_schema({{"id", schema("integer", "The clip id.")},
+                        {"transcription_id", schema("integer", "The transcription it is cut from.")},
+                        {"status", schema("string", "`queued` (also while rendering), `completed` or `failed`.")},
+                        {"start_seconds", schema("number", "Start of the range in the recording.")},
+                        {"end_seconds", schema("number", "End of the range.")},
+                        {"duration_seconds", nullable("number", "The rendered length; null until completed.")},
+                        {"aspect", schema("string", "`9:16`, `1:1` or `16:9`.")},
+                        {"style", schema("string", "`captions`, `karaoke` or `minimal`.")},
+                        {"output", schema("string", "`audiogram`, `video` or `audio`.")},
+                        {"title", nullable("string", "Drawn at the top.")},
+                        {"charge_usd", schema("number", "Held while queued, charged once completed, 0 if it failed.")},
+                        {"file_url", nullable("string", "Signed link to the file, valid one hour.")},
+                        {"file_content_type", nullable("string", "`video/mp4` or `audio/mp4`.")},
+                        {"srt_url", nullable("string", "Signed link to the clip's SRT.")},
+                        {"mp4_url", nullable("string", "The file_url of MP4 outputs.")},
+                        {"mp4_url_expires_at", nullable("string", "When the links expire.")},
+                        {"error", nullable("object", "Why it failed: {code, message}.")},
+                        {"created_at", schema("string", "When it was requested.")},
+                        {"completed_at", nullable("string", "When it finished.")}},
+                       description);
 }
 
 Json clip_id_arg() { return integer_arg("The clip id (from renderClip).", 1, std::nullopt); }
@@ -799,18 +798,18 @@ std::vector<Tool> build() {
            .query = {
                {"format", "format"}, {"preset", "preset"}, {"speaker_labels", "speaker_labels"}, {"mode", "mode"}}})));
 
-  out.push_back(make(
-      "getClip", "Get a clip",
-      "A clip of a transcription (renderClip): its status and, once completed, signed links to the file and its "
-      "SRT, valid one hour (each call signs fresh ones). With wait (1-45 s) it holds until the render finishes; "
-      "_timed_out true means it is still rendering. Free.",
-      input_schema({{"id", transcription_id_arg()},
-                    {"clip_id", clip_id_arg()},
-                    {"wait", integer_arg("Seconds to wait for the render to finish.", limits::kClipWaitMinSeconds,
-                                         limits::kClipWaitMaxSeconds)}},
-                   {"id", "clip_id"}),
-      clip_output("The clip."), kRead,
-      rest({.method = "GET", .path = tid + "/clips/{clip_id}", .query = {{"wait", "wait"}}})));
+  out.push_back(
+      make("getClip", "Get a clip",
+           "A clip of a transcription (renderClip): its status and, once completed, signed links to the file and its "
+           "SRT, valid one hour (each call signs fresh ones). With wait (1-45 s) it holds until the render finishes; "
+           "_timed_out true means it is still rendering. Free.",
+           input_schema({{"id", transcription_id_arg()},
+                         {"clip_id", clip_id_arg()},
+                         {"wait", integer_arg("Seconds to wait for the render to finish.", limits::kClipWaitMinSeconds,
+                                              limits::kClipWaitMaxSeconds)}},
+                        {"id", "clip_id"}),
+           clip_output("The clip."), kRead,
+           rest({.method = "GET", .path = tid + "/clips/{clip_id}", .query = {{"wait", "wait"}}})));
 
   // --- Money, but only a price -------------------------------------------------
   // A POST: read-only keys are refused on every non-GET method (api_app.cpp),

@@ -174,7 +174,9 @@ const luma = (r, g, b) => 0.299 * r + 0.587 * g + 0.114 * b;
 // margins 7 % of the width; a lower line sits 18 % (portrait) or 9 % above the
 // bottom edge, an upper one as far below the top): a rectangle holding up to
 // three lines of text and the box around them. `plain` is a band of the same
-// frame that neither captions, title nor the audiogram's waveform use.
+// frame that neither captions, title nor the audiogram's waveform use (the
+// waveform sits mid-frame, lower when the captions are in the middle or at
+// the top): above the middle, or near the bottom for upper captions.
 export function captionRegions(width, height, position = 'lower') {
   const portrait = height > width;
   const base = Math.min(width, height);
@@ -194,7 +196,9 @@ export function captionRegions(width, height, position = 'lower') {
   return {
     font, pad,
     caption: { x0: marginH - pad - 4, x1: width - marginH + pad + 4, y0, y1 },
-    plain: { x0: marginH, x1: width - marginH, y0: Math.round(height * 0.16), y1: Math.round(height * 0.33) },
+    plain: position === 'upper'
+      ? { x0: marginH, x1: width - marginH, y0: Math.round(height * 0.8), y1: Math.round(height * 0.95) }
+      : { x0: marginH, x1: width - marginH, y0: Math.round(height * 0.16), y1: Math.round(height * 0.33) },
   };
 }
 
