@@ -170,6 +170,8 @@ TEST(Settings, EveryRefusalNamesTheSettingTheValueAndWhatIsAllowed) {
       {"SCRIBE_WORKER_SLOTS", "-1"},
       {"SCRIBE_WORKER_LEASE_SECONDS", "1"},
       {"SCRIBE_WORKER_POLL_MS", "5"},
+      {"SCRIBE_CLIP_SLOTS", "65"},
+      {"SCRIBE_CLIP_RENDER_THREADS", "-1"},
       {"SCRIBE_WEBHOOK_SENDERS", "x"},
       {"SCRIBE_WEBHOOK_RETRY_DELAYS", "1,,x"},
       {"SCRIBE_WEBHOOK_POLL_MS", "600001"},

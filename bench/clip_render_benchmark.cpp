@@ -18,13 +18,14 @@
 //   SCRIBE_BENCH_CLIP_OUTPUTS   audiogram,video,audio              default all three
 //   SCRIBE_BENCH_CLIP_THREADS   FFmpeg threads, 0 = its default    default 0
 //   SCRIBE_BENCH_CLIP_PRESET    x264 preset                        default RenderRequest's
+//   SCRIBE_BENCH_CLIP_X264      x264 settings over it, "none"      default RenderRequest's
 //
 // The recording is bench_lib.sh's three_voice_recording (about 70 s of flite
 // voices); the captions' words are synthetic, evenly spaced at speaking rate,
 // since caption load, not their text, is what costs. Same-run references,
 // timed three times before the cases and once after: a plain FFmpeg decode of
 // the recording's 30 s (mostly process start: what every render pays) and a
-// fixed x264 encode, 10 s of 9:16 testsrc2 at the default preset (the bulk of
+// fixed x264 encode, 10 s of 9:16 testsrc2 at plain veryfast (the bulk of
 // a render's work: a figure to scale the table by on another machine). The
 // machine line is printed at the start and at the end: on a machine shared
 // with other work, wall times follow the load; CPU seconds move much less.
@@ -149,6 +150,8 @@ int main(int argc, char** argv) {
   try {
     const int threads = static_cast<int>(bench::env_double("SCRIBE_BENCH_CLIP_THREADS", 0));
     const std::string preset = bench::env_or("SCRIBE_BENCH_CLIP_PRESET", media::RenderRequest{}.x264_preset);
+    std::string x264_params = bench::env_or("SCRIBE_BENCH_CLIP_X264", media::RenderRequest{}.x264_params);
+    if (x264_params == "none") x264_params.clear();
     std::vector<Case> cases;
     if (quick) {
       cases.push_back({"audiogram", clips::Aspect::Portrait, 30});
@@ -174,7 +177,8 @@ int main(int argc, char** argv) {
     const double speech_seconds = ffprobe_duration(d + "/speech.wav");
     const auto words = synthetic_words(speech_seconds);
     std::cout << "recording: " << std::fixed << std::setprecision(1) << speech_seconds << " s, " << words.size()
-              << " synthetic words; x264 preset " << preset << ", threads " << threads << ", runs " << runs << "\n";
+              << " synthetic words; x264 preset " << preset << ", settings '" << x264_params << "', threads " << threads
+              << ", runs " << runs << "\n";
     if (std::any_of(cases.begin(), cases.end(), [](const Case& c) { return c.output == "video"; })) {
       // A phone-like source: 1 s keyframe interval, veryfast rather than
       // ultrafast so that decoding it costs what decoding real H.264 costs.
@@ -187,7 +191,7 @@ int main(int argc, char** argv) {
         {"decode", {"ffmpeg", "-nostdin", "-ss", "2", "-t", "30", "-i", d + "/speech.wav", "-f", "null", "-"}},
         {"x264",
          {"ffmpeg", "-nostdin", "-f", "lavfi", "-i", "testsrc2=size=1080x1920:rate=30:duration=10", "-c:v", "libx264",
-          "-preset", preset, "-crf", "23", "-pix_fmt", "yuv420p", "-f", "null", "-"}}};
+          "-preset", "veryfast", "-crf", "23", "-pix_fmt", "yuv420p", "-f", "null", "-"}}};
     for (auto& r : refs) time_reference(r, 3, "before");
 
     auto request = [&](const Case& c) {
@@ -200,6 +204,7 @@ int main(int argc, char** argv) {
       q.output_path = d + "/out" + (c.output == "audio" ? ".m4a" : ".mp4");
       q.threads = threads;
       q.x264_preset = preset;
+      q.x264_params = x264_params;
       q.title = "Clip benchmark";
       q.output = c.output == "audio"   ? media::ClipOutput::Audio
                  : c.output == "video" ? media::ClipOutput::Video
@@ -261,6 +266,7 @@ int main(int argc, char** argv) {
                         {"x_real_time", c.seconds / r.wall_seconds},
                         {"output_bytes", fs::file_size(r.output_path)},
                         {"x264_preset", preset},
+                        {"x264_params", x264_params},
                         {"threads", threads}}
                        .dump()
                 << "\n"

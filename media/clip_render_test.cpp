@@ -336,9 +336,9 @@ TEST(ClipRenderArguments, EncodeAsTheSpecAsks) {
   std::string line;
   for (const auto& a : args) line += a + " ";
   for (const char* part : {"-ss 12.500 -t 30.000 -i file:/in/a.mp3 ", "-c:v libx264 -preset veryfast -crf 23 ",
-                           "-pix_fmt yuv420p -r 30 ", "-c:a aac ", "-metadata title=T ", "-movflags +faststart ",
-                           "color=c=0x141B2D:s=1080x1920:", "showwaves=", "ass=filename=/w/c.ass,format=yuv420p[v]",
-                           "-f mp4 file:/w/out.mp4 "}) {
+                           "-pix_fmt yuv420p -r 30 ", "-x264-params bframes=0:me=dia:subme=1 ", "-c:a aac ",
+                           "-metadata title=T ", "-movflags +faststart ", "color=c=0x141B2D:s=1080x1920:", "showwaves=",
+                           "ass=filename=/w/c.ass,format=yuv420p[v]", "-f mp4 file:/w/out.mp4 "}) {
     EXPECT_NE(line.find(part), std::string::npos) << part << " in " << line;
   }
   q.output = ClipOutput::Audio;
