@@ -76,3 +76,39 @@ three_voice_recording() {
   done
   sox "${parts[@]}" "$out"
 }
+
+# bench_scratch NAME PGDATA: makes $tmp (a new temporary directory) and, on
+# exit, stops the server in $server_pid and the private cluster under PGDATA
+# and removes $tmp.
+bench_scratch() {
+  tmp=$(mktemp -d "/tmp/scribe-$1.XXXXXX")
+  server_pid=""
+  bench_pgdata=$2
+  trap 'stop_server; bash scripts/pg.sh stop "$bench_pgdata" || true; rm -rf "$tmp"' EXIT
+  trap 'exit 130' INT TERM
+}
+
+# bench_database DB PORT PGDATA: starts a private PostgreSQL cluster
+# (scripts/pg.sh), makes database DB afresh, migrates it with $bin and
+# exports SCRIBE_DATABASE_URL.
+bench_database() {
+  local db=$1 port=$2 data=$3 url
+  mkdir -p "$(dirname "$data")"
+  chmod 755 "$(dirname "$data")" 2>/dev/null || true
+  bash scripts/pg.sh start "$data" "$port"
+  url=$(bash scripts/pg.sh url "$port")
+  psql "${url%/*}/postgres" -Atq -v ON_ERROR_STOP=1 -c "set client_min_messages = warning" \
+    -c "drop database if exists $db with (force)" -c "create database $db" >/dev/null
+  export SCRIBE_DATABASE_URL=${url%/*}/$db
+  "$bin" migrate >/dev/null 2>&1
+}
+
+# bench_account PLAN BALANCE_USD: a new account with a full-access key (`scribe
+# admin`); prints "<account_id> <api_key>".
+bench_account() {
+  local account key
+  account=$("$bin" admin account create --email "bench-$$-$RANDOM@example.com" --plan "$1" --balance-usd "$2" --json |
+    tail -1 | jq -r .account_id)
+  key=$("$bin" admin key create --account "$account" --permission full --json | tail -1 | jq -r .api_key)
+  echo "$account $key"
+}

@@ -79,31 +79,14 @@ done
 
 machine_line
 
-tmp=$(mktemp -d /tmp/scribe-mcp.XXXXXX)
-server_pid=""
-cleanup() {
-  stop_server
-  bash scripts/pg.sh stop "$pgdata" || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+bench_scratch mcp "$pgdata"
 
 # The recording: bench_lib.sh's three-voice conversation (as time_to_result.sh's).
 three_voice_recording "$tmp" "$tmp/speech.wav"
 audio=$(soxi -D "$tmp/speech.wav")
 
-mkdir -p "$(dirname "$pgdata")"
-chmod 755 "$(dirname "$pgdata")" 2>/dev/null || true
-bash scripts/pg.sh start "$pgdata" "$pg_port"
-url=$(bash scripts/pg.sh url "$pg_port")
-psql "${url%/*}/postgres" -Atq -v ON_ERROR_STOP=1 -c "set client_min_messages = warning" \
-  -c "drop database if exists scribe_mcp with (force)" -c "create database scribe_mcp" >/dev/null
-export SCRIBE_DATABASE_URL=${url%/*}/scribe_mcp
-"$bin" migrate >/dev/null 2>&1
-account=$("$bin" admin account create --email "mcp-$$@example.com" --plan enterprise --balance-usd 1000 --json |
-  tail -1 | jq -r .account_id)
-key=$("$bin" admin key create --account "$account" --permission full --json | tail -1 | jq -r .api_key)
+bench_database scribe_mcp "$pg_port" "$pgdata"
+read -r account key <<<"$(bench_account enterprise 1000)"
 export SCRIBE_OBJECT_STORE_DIR=$tmp/objects SCRIBE_WORK_DIR=$tmp/work
 mkdir -p "$SCRIBE_OBJECT_STORE_DIR" "$SCRIBE_WORK_DIR"
 

@@ -1,7 +1,5 @@
 #include "workers/clip_worker.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 
 #include "commands/clip_commands.h"
@@ -20,7 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr auto kMinClaimGap = std::chrono::milliseconds(50);
 // A clip whose renders died this many times is failed rather than claimed again.
 constexpr int kMaxClipClaims = 3;
 
@@ -106,75 +103,34 @@ std::string video_of(const ClipSpec& s, const media::MediaProbe& media) {
 
 ClipWorker::ClipWorker(std::string database_url, eventstore::EventStore store,
                        std::shared_ptr<const media::MediaProbe> media, WorkerOptions options)
-    : url_(std::move(database_url)), store_(std::move(store)), media_(std::move(media)), options_(std::move(options)) {
-  char host[256] = {0};
-  ::gethostname(host, sizeof host - 1);
-  owner_ = std::string(host) + ":" + std::to_string(::getpid()) + ":clips";
-}
+    : url_(std::move(database_url)),
+      store_(std::move(store)),
+      media_(std::move(media)),
+      options_(std::move(options)),
+      owner_(process_owner() + ":clips"),
+      loop_(std::make_unique<ClaimLoop>(url_, owner_, "clip", options_.poll)),
+      stopping_(loop_->stopping()) {}
 
 ClipWorker::~ClipWorker() { stop(); }
 
 void ClipWorker::start() {
   fs::create_directories(fs::path(options_.work_dir) / "clips");
-  for (int i = 0; i < options_.clip_slots; ++i) threads_.emplace_back([this, i] { loop(i); });
-  if (options_.clip_slots > 0) threads_.emplace_back([this] { listen(); });
+  loop_->start(options_.clip_slots, [this](pqxx::connection& conn, const std::string& slot_owner) -> ClaimLoop::Work {
+    auto claimed = claim_clip(conn, slot_owner, options_.lease);
+    if (!claimed) return {};
+    return [this, &conn, claimed = *claimed, slot_owner] {
+      try {
+        process(conn, claimed, slot_owner);
+      } catch (const std::exception& e) {
+        log::error("clip render interrupted", {{"clip_id", claimed.clip_id}, {"error", e.what()}});
+        throw;
+      }
+    };
+  });
   log::info("clip workers started", {{"owner", owner_}, {"slots", options_.clip_slots}});
 }
 
-void ClipWorker::stop() {
-  {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
-  }
-  cv_.notify_all();
-  for (auto& t : threads_)
-    if (t.joinable()) t.join();
-  threads_.clear();
-}
-
-// A new clip is an appended event: woken by the event store's NOTIFY like the
-// transcription workers, with the poll as the fallback.
-void ClipWorker::listen() {
-  db::listen_until(url_, "scribe_events", "clip worker wakeup listener", stopping_, [this] {
-    std::lock_guard lock(mu_);
-    ++wakeups_;
-    cv_.notify_all();
-  });
-}
-
-void ClipWorker::loop(int slot) {
-  std::unique_ptr<pqxx::connection> conn;
-  const std::string slot_owner = owner_ + ":" + std::to_string(slot);
-  while (!stopping_) {
-    std::optional<ClaimedClip> claimed;
-    uint64_t seen;
-    {
-      std::lock_guard lock(mu_);
-      seen = wakeups_;
-    }
-    const auto claimed_at = std::chrono::steady_clock::now();
-    try {
-      if (!conn || !conn->is_open()) conn = db::open_connection(url_);
-      claimed = claim_clip(*conn, slot_owner, options_.lease);
-    } catch (const std::exception& e) {
-      log::warn("clip claim failed", {{"error", e.what()}});
-      conn.reset();
-    }
-    if (!claimed) {
-      std::unique_lock lock(mu_);
-      cv_.wait_for(lock, options_.poll, [&] { return stopping_.load() || wakeups_ != seen; });
-      cv_.wait_until(lock, claimed_at + kMinClaimGap, [&] { return stopping_.load(); });
-      continue;
-    }
-    try {
-      process(*conn, *claimed, slot_owner);
-    } catch (const std::exception& e) {
-      // The database went away mid-render: the lease runs out and the clip is claimed again.
-      log::error("clip processing failed", {{"clip_id", claimed->clip_id}, {"error", e.what()}});
-      conn.reset();
-    }
-  }
-}
+void ClipWorker::stop() { loop_->stop(); }
 
 void ClipWorker::process(pqxx::connection& conn, const ClaimedClip& claimed, const std::string& slot_owner) {
   const int64_t id = claimed.clip_id;

@@ -9,6 +9,7 @@
 
 #include "eventstore/event_store.h"
 #include "media/media_probe.h"
+#include "workers/claim_loop.h"
 #include "workers/clip_queue.h"
 #include "workers/worker.h"
 
@@ -32,8 +33,6 @@ class ClipWorker {
   void stop();
 
  private:
-  void loop(int slot);
-  void listen();
   void process(pqxx::connection& conn, const ClaimedClip& claimed, const std::string& slot_owner);
 
   std::string url_;
@@ -41,11 +40,8 @@ class ClipWorker {
   std::shared_ptr<const media::MediaProbe> media_;
   WorkerOptions options_;
   std::string owner_;
-  std::atomic<bool> stopping_{false};
-  std::mutex mu_;
-  std::condition_variable cv_;
-  uint64_t wakeups_ = 0;
-  std::vector<std::thread> threads_;
+  std::unique_ptr<ClaimLoop> loop_;
+  const std::atomic<bool>& stopping_;  // loop_'s
 };
 
 }  // namespace scribe::workers

@@ -30,8 +30,6 @@ using speech::TranscribeRequest;
 using speech::TranscribeResult;
 namespace {
 
-constexpr auto kMinClaimGap = std::chrono::milliseconds(50);
-
 const db::Statement kJobSpec{
     "worker.job_spec",
     "select t.source, t.url, t.upload_id, t.language, t.original_filename, a.plan, t.pipeline_code "
@@ -114,10 +112,10 @@ Worker::Worker(std::string database_url, eventstore::EventStore store, Engines e
       store_(std::move(store)),
       engines_(std::move(engines)),
       media_(std::move(media)),
-      options_(std::move(options)) {
-  char host[256] = {0};
-  ::gethostname(host, sizeof host - 1);
-  owner_ = std::string(host) + ":" + std::to_string(::getpid());
+      options_(std::move(options)),
+      owner_(process_owner()),
+      loop_(std::make_unique<ClaimLoop>(url_, owner_, "job", options_.poll)),
+      stopping_(loop_->stopping()) {
   if (!options_.chat.base_url.empty()) {
     // The operator's own model server, usually private or on loopback: this
     // client talks only to that configured URL, so private addresses are
@@ -132,72 +130,25 @@ Worker::~Worker() { stop(); }
 
 void Worker::start() {
   std::filesystem::create_directories(options_.work_dir);
-  for (int i = 0; i < options_.slots; ++i) threads_.emplace_back([this, i] { loop(i); });
-  if (options_.slots > 0) threads_.emplace_back([this] { listen(); });
+  // A new job is an appended event, so a job waits for a slot at most
+  // ClaimLoop::kMinClaimGap, not half the poll interval (the time-to-result
+  // benchmark measured 0.87 s of pickup at the 1 s poll).
+  loop_->start(options_.slots, [this](pqxx::connection& conn, const std::string& slot_owner) -> ClaimLoop::Work {
+    auto job = claim_job(conn, slot_owner, options_.lease);
+    if (!job) return {};
+    return [this, &conn, job = *job, slot_owner] {
+      try {
+        process(conn, job, slot_owner);
+      } catch (const std::exception& e) {
+        log::error("job interrupted", {{"transcription_id", job.transcription_id}, {"error", e.what()}});
+        throw;
+      }
+    };
+  });
   log::info("pipeline workers started", {{"owner", owner_}, {"slots", options_.slots}});
 }
 
-void Worker::stop() {
-  {
-    std::lock_guard lock(mu_);
-    stopping_ = true;
-  }
-  cv_.notify_all();
-  for (auto& t : threads_)
-    if (t.joinable()) t.join();
-  threads_.clear();
-}
-
-// A new job is an appended event: one connection LISTENs for the event
-// store's NOTIFY and wakes idle slots, so a job waits for a worker at most
-// kMinClaimGap, not half the poll interval (the time-to-result benchmark
-// measured 0.87 s of pickup at the 1 s poll). The poll stays as the fallback
-// for a missed notification.
-void Worker::listen() {
-  db::listen_until(url_, "scribe_events", "worker wakeup listener", stopping_, [this] {
-    std::lock_guard lock(mu_);
-    ++wakeups_;
-    cv_.notify_all();
-  });
-}
-
-void Worker::loop(int slot) {
-  std::unique_ptr<pqxx::connection> conn;
-  const std::string slot_owner = owner_ + ":" + std::to_string(slot);
-  while (!stopping_) {
-    std::optional<ClaimedJob> job;
-    uint64_t seen;
-    {
-      std::lock_guard lock(mu_);
-      seen = wakeups_;
-    }
-    const auto claimed_at = std::chrono::steady_clock::now();
-    try {
-      if (!conn || !conn->is_open()) conn = db::open_connection(url_);
-      job = claim_job(*conn, slot_owner, options_.lease);
-    } catch (const std::exception& e) {
-      log::warn("job claim failed", {{"error", e.what()}});
-      conn.reset();
-    }
-    if (!job) {
-      std::unique_lock lock(mu_);
-      cv_.wait_for(lock, options_.poll, [&] { return stopping_.load() || wakeups_ != seen; });
-      // Every append notifies, and most appends are not jobs: claims are
-      // spaced at least kMinClaimGap apart, so a busy log costs an idle slot
-      // at most 20 claim queries a second and a new job at most 50 ms.
-      cv_.wait_until(lock, claimed_at + kMinClaimGap, [&] { return stopping_.load(); });
-      continue;
-    }
-    try {
-      process(*conn, *job, slot_owner);
-    } catch (const std::exception& e) {
-      // The database went away mid-job: the lease runs out and another
-      // worker (or this one, later) takes the job again.
-      log::error("job processing failed", {{"transcription_id", job->transcription_id}, {"error", e.what()}});
-      conn.reset();
-    }
-  }
-}
+void Worker::stop() { loop_->stop(); }
 
 // Sections, chapters, acts, system Q&A and the posting-chapters cache of the
 // transcript (stage `enriching`, entered by the transcriber). A failure here

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "eventstore/event_store.h"
+#include "workers/claim_loop.h"
 #include "workers/job_queue.h"
 #include "media/media_probe.h"
 #include "speech/transcriber.h"
@@ -52,8 +53,6 @@ class Worker {
   const std::string& owner() const { return owner_; }
 
  private:
-  void loop(int slot);
-  void listen();
   void process(pqxx::connection& conn, const ClaimedJob& job, const std::string& slot_owner);
   Json enrich(const ClaimedJob& job, const transcript::TranscriptArtifact& artifact, const Json& log_fields) const;
 
@@ -64,11 +63,8 @@ class Worker {
   WorkerOptions options_;
   std::string owner_;
   std::shared_ptr<const HttpClient> chat_client_;  // set when options_.chat names an endpoint
-  std::atomic<bool> stopping_{false};
-  std::mutex mu_;
-  std::condition_variable cv_;
-  uint64_t wakeups_ = 0;  // NOTIFYs of new events seen (under mu_)
-  std::vector<std::thread> threads_;
+  std::unique_ptr<ClaimLoop> loop_;
+  const std::atomic<bool>& stopping_;  // loop_'s
 };
 
 }  // namespace scribe::workers
