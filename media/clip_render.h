@@ -61,12 +61,12 @@ struct RenderRequest {
   int threads = 0;
   // x264's preset. veryfast is the spec'd balance; on a 30 s 9:16 audiogram
   // superfast took about a fifth less CPU for a file two-thirds larger (it
-  // also drops x264's macroblock tree, which is what keeps a still
-  // background cheap).
+  // also drops x264's macroblock tree, which is what keeps the bits of a
+  // still background few).
   std::string x264_preset = "veryfast";
   // Settings over the preset (x264's own syntax; empty: the preset alone).
   // Without B-frames and with the cheapest motion search, a 30 s 9:16
-  // audiogram took 30% less CPU (20.5 -> 14.4 s) at the same quality
+  // audiogram took 30% less CPU (about 20.5 -> 14.5 s) at the same quality
   // (PSNR 47.0 -> 47.3 dB against a lossless render) for a file 16% larger,
   // and a blur-framed video 33% less for a third more bytes: frames that
   // hardly move gain little from B-frames or a finer search.
