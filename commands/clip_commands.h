@@ -8,13 +8,13 @@
 #include "domain/clip.h"
 
 // Commands on clips (domain/clip.h). Creation takes the account's lock and
-// then the transcription's (deletion takes the transcription's first and
-// never the account's lock, so the two cannot deadlock), decides on the
-// account stream and appends the hold, ClipAccepted and the clip's
-// ClipRequested in one transaction: a clip never exists without its hold nor
-// a hold without its clip. The worker's outcome settles or releases that hold
-// in the transaction that records it, only while the clip is still queued, so
-// a hold is closed exactly once whichever worker finishes first.
+// then the transcription's (deletion takes them in the same order, so the two
+// cannot deadlock and a clip is either refused or seen by the deletion),
+// decides on the account stream and appends the hold, ClipAccepted and the
+// clip's ClipRequested in one transaction: a clip never exists without its
+// hold nor a hold without its clip. The worker's outcome settles or releases
+// that hold in the transaction that records it, only while the clip is still
+// queued, so a hold is closed exactly once whichever worker finishes first.
 namespace scribe::commands {
 
 // What the transcription offers a clip, read by the handler before it calls

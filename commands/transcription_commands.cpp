@@ -190,9 +190,14 @@ void remove(const eventstore::EventStore& store, pqxx::connection& conn, const C
       [&] {
         pqxx::work txn(conn);
         const std::string sid = transcription::stream_id(transcription_id);
+        // The account's lock first, as clip creation and retries take it
+        // (the append would take it anyway, and taking it after the
+        // transcription's could deadlock with a clip being created).
+        eventstore::EventStore::lock_stream(txn, account::stream_id(caller.account_id));
         // Taken before reading: an ask recording an entry about this
-        // transcription holds it too (ask_commands.h), so the entries read
-        // below are all there will be.
+        // transcription holds it too (ask_commands.h), and so does a clip
+        // being created, so the entries and clips read below are all there
+        // will be.
         eventstore::EventStore::lock_stream(txn, sid);
         auto tr = transcription::fold(eventstore::EventStore::read_stream(txn, sid));
         if (!tr.exists || tr.deleted || tr.account_id != caller.account_id) throw Error::not_found("transcription");

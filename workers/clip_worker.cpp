@@ -151,7 +151,11 @@ void ClipWorker::process(pqxx::connection& conn, const ClaimedClip& claimed, con
       },
       options_.lease, stopping_);
   auto spec = load_spec(conn, id);
-  if (!spec) {  // finished elsewhere, or its transcription was deleted
+  if (!spec) {
+    // Finished elsewhere, or its transcription is gone. The deletion fails
+    // the clips it finds queued; this only closes one it could not have
+    // seen (a no-op when the clip is not queued any more).
+    commands::fail_clip(store_, conn, id, "transcription_deleted", "the transcription was deleted", meta);
     forget_clip_lease(conn, id);
     return;
   }
