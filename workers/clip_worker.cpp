@@ -59,6 +59,14 @@ std::optional<ClipSpec> load_spec(pqxx::connection& conn, int64_t clip_id) {
   return s;
 }
 
+const db::Statement kTranscriptionExists{"clip_worker.transcription_exists",
+                                         "select exists (select 1 from transcriptions where id = $1)"};
+
+bool transcription_exists(pqxx::connection& conn, int64_t transcription_id) {
+  pqxx::read_transaction txn(conn);
+  return txn.exec_prepared1(kTranscriptionExists.name, transcription_id)[0].as<bool>();
+}
+
 std::vector<clips::ClipWord> load_words(pqxx::connection& conn, int64_t transcription_id, double start, double end) {
   pqxx::read_transaction txn(conn);
   std::vector<clips::ClipWord> words;
@@ -90,6 +98,14 @@ std::string video_of(const ClipSpec& s, const media::MediaProbe& media) {
   if (auto path = object_store().local_path(key)) return *path;
   try {
     auto fetched = media.fetch(s.source, s.url.value_or(""));
+    // Kept only when it has a picture: a site that serves audio and video
+    // apart gives the fetch its audio, and that must not stand in for the
+    // video of every later clip.
+    if (!media::has_video_stream(fetched.local_path)) {
+      std::error_code ec;
+      fs::remove(fetched.local_path, ec);
+      throw RenderFailure("video_unavailable", "the source's download has no video stream");
+    }
     object_store().put_file(key, fetched.local_path);
   } catch (const Error& e) {
     throw RenderFailure("video_unavailable", "the source video could not be downloaded: " + e.message());
@@ -161,6 +177,7 @@ void ClipWorker::process(pqxx::connection& conn, const ClaimedClip& claimed, con
   }
   const fs::path dir = fs::path(options_.work_dir) / "clips" / (std::to_string(id) + "-" + slot_owner);
   std::error_code ec;
+  bool rendered = false;
   try {
     const Json& v = spec->view;
     const double start = v.at("start_seconds").get<double>(), end = v.at("end_seconds").get<double>();
@@ -213,7 +230,12 @@ void ClipWorker::process(pqxx::connection& conn, const ClaimedClip& claimed, con
     r.srt_key = clip::file_key(spec->transcription_id, id, "clip.srt");
     object_store().put(r.srt_key, clips::render_srt(words, start, end, per_line));
     object_store().put_file(r.file_key, result.output_path);
+    rendered = true;
     const bool recorded = commands::complete_clip(store_, conn, id, r, meta);
+    // Not recorded: finished elsewhere (the files are the same keys), or its
+    // transcription was deleted meanwhile, whose objects must not come back.
+    if (!recorded && !transcription_exists(conn, spec->transcription_id))
+      object_store().remove_prefix(clip::file_key(spec->transcription_id, id, ""));
     forget_clip_lease(conn, id);
     log_fields["wall_seconds"] = result.wall_seconds;
     log_fields["cpu_seconds"] = result.cpu_seconds;
@@ -232,6 +254,12 @@ void ClipWorker::process(pqxx::connection& conn, const ClaimedClip& claimed, con
     fs::remove_all(dir, ec);
     throw;
   } catch (const std::exception& e) {
+    // A render that is done but could not be recorded (the account too busy)
+    // is not a failed clip: the lease runs out and it is rendered again.
+    if (rendered) {
+      fs::remove_all(dir, ec);
+      throw;
+    }
     commands::fail_clip(store_, conn, id, "internal_error", std::string("the render failed: ") + e.what(), meta);
     forget_clip_lease(conn, id);
     log_fields["error"] = e.what();

@@ -264,7 +264,7 @@ void Worker::process(pqxx::connection& conn, const ClaimedJob& job, const std::s
       return m == commands::Measurement::Go;
     };
     auto result = transcribe(*engine->second, req, on_stage, cancelled);
-    if (!downloaded.empty()) keep_audio(job.transcription_id, downloaded, log_fields);
+    if (!downloaded.empty() && !cancelled) keep_audio(job.transcription_id, downloaded, log_fields);
     cleanup();
     downloaded.clear();
 

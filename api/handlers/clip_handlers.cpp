@@ -22,7 +22,6 @@
 #include "common/log.h"
 #include "common/object_store.h"
 #include "common/secrets.h"
-#include "common/thread_pool.h"
 #include "domain/clip.h"
 #include "domain/limits.h"
 #include "media/source_media.h"
@@ -187,7 +186,16 @@ Response CreateClipHandler::handle(RequestContext& ctx) {
     txn.commit();
     clip = render(ctx.db(), ctx.services, created.clip_id, view);
   }
-  if (r.callback_url) (*clip)["callback_secret"] = commands::clip_callback_secret(ctx.db(), created.clip_id);
+  // The secret of the clip's own callback: a repeated nonce answers for the
+  // first clip, which has one only if its request named a callback_url.
+  bool has_callback = r.callback_url.has_value();
+  if (created.repeated) {
+    pqxx::read_transaction txn(ctx.db());
+    auto events = eventstore::EventStore::read_stream(txn, clip::stream_id(created.clip_id));
+    has_callback = !events.empty() && events.front().data.contains("callback_url") &&
+                   !events.front().data.at("callback_url").is_null();
+  }
+  if (has_callback) (*clip)["callback_secret"] = commands::clip_callback_secret(ctx.db(), created.clip_id);
   return Response::json(202, *clip);
 }
 
@@ -235,24 +243,26 @@ void GetClipHandler::handle(std::shared_ptr<RequestContext> ctx, Responder respo
   } catch (const Error& err) {
     return fail(err);
   }
-  // Answers with the clip as it is now, on a worker thread with a connection of its own.
+  // Answers with the clip as it is now, on the thread that calls it (the
+  // request's, the wait registry's timer, or the thread that saw the clip
+  // finish), with a connection of its own. One indexed read: quick enough for
+  // those threads, and it needs no free request thread, so an MCP getClip
+  // (whose tool waits on a request thread) cannot starve its own answer.
   auto answer = [ctx, tid, id, wait, respond](bool timed_out) {
-    ctx->services.workers->post([ctx, tid, id, wait, timed_out, respond] {
-      Response res;
-      try {
-        auto lease = ctx->services.pool.acquire();
-        auto clip = load_clip(*lease, ctx->services, ctx->caller().account_id, tid, id);
-        if (!clip) throw Error::not_found("clip");
-        if (wait) (*clip)["_timed_out"] = timed_out && (*clip)["status"] == clip::kQueued;
-        res = Response::json(200, *clip);
-      } catch (const Error& err) {
-        res = ctx->services.render_error(ctx->request_id, err);
-      } catch (const std::exception& err) {
-        log::error("clip read failed", {{"request_id", ctx->request_id}, {"error", err.what()}});
-        res = ctx->services.render_error(ctx->request_id, Error("internal_error", "internal error; retry"));
-      }
-      respond(std::move(res));
-    });
+    Response res;
+    try {
+      auto lease = ctx->services.pool.acquire();
+      auto clip = load_clip(*lease, ctx->services, ctx->caller().account_id, tid, id);
+      if (!clip) throw Error::not_found("clip");
+      if (wait) (*clip)["_timed_out"] = timed_out && (*clip)["status"] == clip::kQueued;
+      res = Response::json(200, *clip);
+    } catch (const Error& err) {
+      res = ctx->services.render_error(ctx->request_id, err);
+    } catch (const std::exception& err) {
+      log::error("clip read failed", {{"request_id", ctx->request_id}, {"error", err.what()}});
+      res = ctx->services.render_error(ctx->request_id, Error("internal_error", "internal error; retry"));
+    }
+    respond(std::move(res));
   };
   ctx->release_db();
   if (!wait) return answer(false);
