@@ -338,6 +338,7 @@ int serve(int argc, char** argv) {
                           {"pid", static_cast<int>(getpid())}});
   server.run();
   if (metrics) metrics->stop();
+  if (clip_workers) clip_workers->request_stop();  // no new render while the jobs drain
   if (workers) workers->stop();
   if (clip_workers) clip_workers->stop();
   dispatcher.stop();
@@ -376,6 +377,7 @@ int worker(int argc, char** argv) {
   int sig = 0;
   sigwait(&signals, &sig);
   log::info("stopping", {{"signal", sig}});
+  if (clip_workers) clip_workers->request_stop();
   if (workers) workers->stop();
   if (clip_workers) clip_workers->stop();
   dispatcher.stop();

@@ -6,6 +6,7 @@
 #include "common/crypto.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/object_store.h"
 #include "common/secrets.h"
 #include "domain/events.h"
 #include "domain/transcription.h"
@@ -30,6 +31,12 @@ const db::Statement kAllOf{"clips.all_of", "select id from clips where transcrip
 const db::Statement kQueuedOf{"clips.queued_of",
                               "select id from clips where transcription_id = $1 and status = 'queued' order by id"};
 
+// Whether a clip of the transcription already started (or finished) a
+// download of its source video, so a new one is not counted again.
+bool video_download_started(pqxx::transaction_base& txn, int64_t transcription_id) {
+  return txn.exec_prepared1(kVideoStarted.name, transcription_id)[0].as<bool>();
+}
+
 void stamp(std::vector<eventstore::NewEvent>& events, const Meta& meta) {
   for (auto& e : events) e.metadata = meta.to_json();
 }
@@ -42,9 +49,13 @@ struct Decision {
   money::Micros charge = 0;
   std::vector<eventstore::NewEvent> account_events;
   std::optional<int64_t> existing;
+  bool video_download = false;
 };
 
-Decision decide(pqxx::work& txn, const Caller& caller, const clip::Request& req, bool video, int64_t clip_id) {
+// `link_video`: the render needs the source video of a link; whether that
+// starts a new download is decided here, under the account's lock, so two
+// first video clips of one link count one download between them.
+Decision decide(pqxx::work& txn, const Caller& caller, const clip::Request& req, bool link_video, int64_t clip_id) {
   Decision d;
   clip::check_request(req);
   const std::string tsid = transcription::stream_id(req.transcription_id);
@@ -70,6 +81,9 @@ Decision decide(pqxx::work& txn, const Caller& caller, const clip::Request& req,
   d.account = load_account(txn, caller.account_id);
   if (!d.account.exists) throw Error("invalid_api_key", "the API key's account no longer exists");
   const TimePoint at = now();
+  const bool video = link_video && !video_download_started(txn, req.transcription_id) &&
+                     !object_store().exists(clip::source_video_key(req.transcription_id));
+  d.video_download = video;
   clip::check_admission(d.account, video, at);
   std::optional<money::Micros> cap;
   if (caller.key_id)
@@ -101,12 +115,8 @@ ClipSubject clip_subject(pqxx::transaction_base& txn, int64_t account_id, int64_
   return s;
 }
 
-bool video_download_started(pqxx::transaction_base& txn, int64_t transcription_id) {
-  return txn.exec_prepared1(kVideoStarted.name, transcription_id)[0].as<bool>();
-}
-
 ClipCreated create_clip(const eventstore::EventStore& store, pqxx::connection& conn, const Caller& caller,
-                        const clip::Request& req, bool starts_video_download) {
+                        const clip::Request& req, bool link_video) {
   int64_t id = 0;
   {
     pqxx::nontransaction txn(conn);
@@ -119,10 +129,10 @@ ClipCreated create_clip(const eventstore::EventStore& store, pqxx::connection& c
         // in-progress count and the nonce are read after the previous clip's
         // commit.
         eventstore::EventStore::lock_stream(txn, account::stream_id(caller.account_id));
-        Decision d = decide(txn, caller, req, starts_video_download, id);
+        Decision d = decide(txn, caller, req, link_video, id);
         if (d.existing) return ClipCreated{*d.existing, 0, true};
         std::vector<eventstore::NewEvent> ce = {
-            clip::requested(id, caller.account_id, caller.key_id, req, d.charge, starts_video_download, now())};
+            clip::requested(id, caller.account_id, caller.key_id, req, d.charge, d.video_download, now())};
         stamp(ce, caller.meta);
         stamp(d.account_events, caller.meta);
         store.append(txn, {{account::stream_id(caller.account_id),
@@ -134,12 +144,11 @@ ClipCreated create_clip(const eventstore::EventStore& store, pqxx::connection& c
       "the account is too busy; retry the request");
 }
 
-money::Micros quote_clip(pqxx::connection& conn, const Caller& caller, const clip::Request& req,
-                         bool starts_video_download) {
+money::Micros quote_clip(pqxx::connection& conn, const Caller& caller, const clip::Request& req, bool link_video) {
   pqxx::work txn(conn);  // rolled back: a quote appends nothing
   clip::Request q = req;
   q.client_nonce.reset();  // a quote prices the range even when a nonce names an earlier clip
-  Decision d = decide(txn, caller, q, starts_video_download, 0);
+  Decision d = decide(txn, caller, q, link_video, 0);
   return d.charge;
 }
 

@@ -28,9 +28,6 @@ struct ClipSubject {
 // 404 when the transcription is not the caller's; 409 not_ready unless it is
 // completed.
 ClipSubject clip_subject(pqxx::transaction_base& txn, int64_t account_id, int64_t transcription_id);
-// Whether a clip of the transcription already started (or finished) a
-// download of its source video, so a new one is not counted again.
-bool video_download_started(pqxx::transaction_base& txn, int64_t transcription_id);
 
 struct ClipCreated {
   int64_t clip_id = 0;
@@ -40,13 +37,14 @@ struct ClipCreated {
 // Every check of POST .../clips that needs the database, in the spec's
 // order: the transcription (404, 409), the range and its words (400), the
 // ceiling (402 max_charge_exceeded), the limits (429), the wallet and the
-// key's cap (402). `starts_video_download`: the render will download the
-// source video anew (counted against the daily cap).
+// key's cap (402). `link_video`: the render needs a link's source video;
+// whether that starts a new download (counted against the daily cap: no
+// earlier clip of the transcription started one and none is kept) is decided
+// under the account's lock.
 ClipCreated create_clip(const eventstore::EventStore& store, pqxx::connection& conn, const Caller& caller,
-                        const clip::Request& req, bool starts_video_download);
+                        const clip::Request& req, bool link_video);
 // The same checks, nothing appended (GET .../clips/quote).
-money::Micros quote_clip(pqxx::connection& conn, const Caller& caller, const clip::Request& req,
-                         bool starts_video_download);
+money::Micros quote_clip(pqxx::connection& conn, const Caller& caller, const clip::Request& req, bool link_video);
 
 // Worker side. False (nothing appended) when the clip is not queued any more.
 bool complete_clip(const eventstore::EventStore& store, pqxx::connection& conn, int64_t clip_id,

@@ -24,12 +24,16 @@ void ClaimLoop::start(int slots, Claim claim) {
   if (slots > 0) threads_.emplace_back([this] { listen(); });
 }
 
-void ClaimLoop::stop() {
+void ClaimLoop::request_stop() {
   {
     std::lock_guard lock(mu_);
     stopping_ = true;
   }
   cv_.notify_all();
+}
+
+void ClaimLoop::stop() {
+  request_stop();
   for (auto& t : threads_)
     if (t.joinable()) t.join();
   threads_.clear();

@@ -38,6 +38,8 @@ class ClaimLoop {
   void start(int slots, Claim claim);
   // Stops claiming and joins the threads (work in progress sees stopping()).
   void stop();
+  // Stops claiming without waiting, so that several loops stop together.
+  void request_stop();
   const std::atomic<bool>& stopping() const { return stopping_; }
 
  private:

@@ -29,8 +29,12 @@ class ClipWorker {
              WorkerOptions options);
   ~ClipWorker();
   void start();
-  // Stops claiming; a render in progress is handed back to the queue.
+  // Stops claiming; waits for a render in progress (handed back to the
+  // queue when it is cut short).
   void stop();
+  // Stops claiming at once, without waiting (shutdown stops every consumer
+  // first, then waits for them).
+  void request_stop() { loop_->request_stop(); }
 
  private:
   void process(pqxx::connection& conn, const ClaimedClip& claimed, const std::string& slot_owner);

@@ -134,15 +134,13 @@ clip::Request parse_request(const Fields& f, int64_t transcription_id, bool with
 
 // The media checks: audio kept for the transcription (409 not_ready), and for
 // `video` a source video (400 video_unavailable). Returns whether the render
-// will download the source video anew (counted against the daily cap).
+// needs a link's source video (the command decides whether that is a new
+// download, under the account's lock).
 bool check_media(RequestContext& ctx, const clip::Request& r) {
   commands::ClipSubject subject;
-  bool download_started = false;
   {
     pqxx::read_transaction txn(ctx.db());
     subject = commands::clip_subject(txn, ctx.caller().account_id, r.transcription_id);
-    if (r.output == "video" && subject.source != "upload")
-      download_started = commands::video_download_started(txn, r.transcription_id);
   }
   clip::check_range(r, subject.duration_seconds);
   const bool upload = subject.source == "upload";
@@ -164,7 +162,7 @@ bool check_media(RequestContext& ctx, const clip::Request& r) {
     throw Error("video_unavailable",
                 "a video clip of a link needs rights_affirmed: true (you own the video or may reuse it)",
                 {{"reason", "rights_not_affirmed"}});
-  return !download_started && !object_store().exists(clip::source_video_key(r.transcription_id));
+  return true;
 }
 
 }  // namespace
@@ -174,8 +172,8 @@ Response CreateClipHandler::handle(RequestContext& ctx) {
   auto body = JsonBody::parse(ctx.req);
   clip::Request r = parse_request(BodyFields(body), tid, true);
   if (r.callback_url) ctx.services.check_url(*r.callback_url, "callback_url");
-  const bool download = check_media(ctx, r);
-  auto created = commands::create_clip(ctx.services.store, ctx.db(), caller_of(ctx), r, download);
+  const bool link_video = check_media(ctx, r);
+  auto created = commands::create_clip(ctx.services.store, ctx.db(), caller_of(ctx), r, link_video);
   auto clip = load_clip(ctx.db(), ctx.services, ctx.caller().account_id, tid, created.clip_id);
   // A nonce names the account's first clip with it, on whichever transcription.
   if (!clip) {
@@ -203,8 +201,8 @@ Response ClipQuoteHandler::handle(RequestContext& ctx) {
   const int64_t tid = ctx.id_param("id", "transcription");
   QueryParams q(ctx.req);
   clip::Request r = parse_request(QueryFields(q), tid, false);
-  const bool download = check_media(ctx, r);
-  const money::Micros charge = commands::quote_clip(ctx.db(), caller_of(ctx), r, download);
+  const bool link_video = check_media(ctx, r);
+  const money::Micros charge = commands::quote_clip(ctx.db(), caller_of(ctx), r, link_video);
   return Response::json(200, {{"transcription_id", tid},
                               {"start_seconds", r.start_seconds},
                               {"end_seconds", r.end_seconds},
