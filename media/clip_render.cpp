@@ -264,10 +264,11 @@ RenderResult render_clip(const RenderRequest& q) {
   };
 
   res.command = ffmpeg_arguments(q, ass_file, partial);
-  const ProcessResult r =
-      run_process(res.command, q.timeout, {.max_address_space = uint64_t(q.memory_limit_mib) << 20});
+  const ProcessResult r = run_process(res.command, q.timeout,
+                                      {.max_address_space = uint64_t(q.memory_limit_mib) << 20, .cancel = q.cancel});
   res.cpu_seconds = r.cpu_seconds;
   res.peak_rss_mib = r.peak_rss_mib;
+  res.cancelled = r.cancelled;
   if (!r.ok()) {
     cleanup();
     return fail(describe_failure(q.ffmpeg, r, q.timeout));

@@ -1,4 +1,5 @@
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -75,10 +76,14 @@ struct RenderRequest {
   // render instead of drawing the host into the OOM killer; 0: no limit. A 9:16
   // render maps well under 1 GiB with a few threads; each thread adds some.
   int memory_limit_mib = 4096;
+  // Set by another thread to stop the render (media/process.h); the result
+  // then has `cancelled`. Null: runs to its end or its timeout.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct RenderResult {
   bool ok = false;
+  bool cancelled = false;  // stopped through RenderRequest::cancel
   std::string output_path;
   std::string content_type;  // "video/mp4" or "audio/mp4"
   double duration_seconds = 0;

@@ -99,6 +99,11 @@ ProcessResult run_process(const std::vector<std::string>& argv, std::chrono::mil
       kill_group();
       break;
     }
+    if (limits.cancel && limits.cancel->load()) {
+      r.cancelled = true;
+      kill_group();
+      break;
+    }
     if (poll(fds, 2, static_cast<int>(std::min<long long>(left, 1000))) < 0 && errno != EINTR) break;
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
@@ -161,6 +166,7 @@ std::string describe_failure(const std::string& tool, const ProcessResult& r, st
   char limit[32];
   std::snprintf(limit, sizeof limit, "%g", double(timeout.count()) / 1000.0);
   const std::string what = r.timed_out          ? tool + " timed out after " + limit + " s"
+                           : r.cancelled        ? tool + " was stopped"
                            : r.output_overflow  ? tool + " wrote more output than expected"
                            : r.term_signal != 0 ? tool + " was killed by signal " + std::to_string(r.term_signal)
                                                 : tool + " exited with status " + std::to_string(r.exit_code);

@@ -1,4 +1,5 @@
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -21,6 +22,10 @@ struct ProcessLimits {
   // gone wrong then fails the one run instead of drawing the host into the
   // OOM killer.
   uint64_t max_address_space = 0;
+  // Set (by another thread) to stop the run: its process group is killed
+  // within a second and the result says `cancelled`. A worker passes its
+  // lease's flag, so a lost lease or a shutdown does not wait for a render.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct ProcessResult {
@@ -28,6 +33,7 @@ struct ProcessResult {
   int spawn_errno = 0;  // why it did not start
   bool timed_out = false;
   bool output_overflow = false;
+  bool cancelled = false;
   int exit_code = -1;   // when it exited
   int term_signal = 0;  // when a signal ended it
   std::string out;
@@ -36,7 +42,7 @@ struct ProcessResult {
   double cpu_seconds = 0;
   double peak_rss_mib = 0;
 
-  bool ok() const { return started && !timed_out && !output_overflow && exit_code == 0; }
+  bool ok() const { return started && !timed_out && !output_overflow && !cancelled && exit_code == 0; }
 };
 
 // Runs argv[0] (looked up on PATH) with argv as its arguments and waits for

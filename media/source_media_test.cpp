@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -194,6 +196,21 @@ TEST(ProcessTest, ReportsAToolThatCannotStart) {
   EXPECT_FALSE(r.started);
   EXPECT_NE(r.spawn_errno, 0);
   EXPECT_EQ(describe_failure("/nonexistent/tool", r, 10s), "cannot run /nonexistent/tool: No such file or directory");
+}
+
+TEST(ProcessTest, StopsWhenCancelled) {
+  std::atomic<bool> cancel{false};
+  std::thread setter([&] {
+    std::this_thread::sleep_for(300ms);
+    cancel = true;
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  const ProcessResult r = run_process({"sleep", "30"}, 60s, {.cancel = &cancel});
+  setter.join();
+  EXPECT_TRUE(r.cancelled);
+  EXPECT_FALSE(r.ok());
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+  EXPECT_EQ(describe_failure("sleep", r, 60s).rfind("sleep was stopped", 0), 0u);
 }
 
 }  // namespace

@@ -216,9 +216,11 @@ void ClipWorker::process(pqxx::connection& conn, const ClaimedClip& claimed, con
       co.title = req.title;
       req.ass_text = clips::render_ass(words, start, end, co);
     }
+    // A lost lease or a shutdown stops FFmpeg at once rather than after the render.
+    req.cancel = &heartbeat.cancelled_flag();
     if (heartbeat.cancelled()) throw speech::JobAborted();
     auto result = media::render_clip(req);
-    if (heartbeat.cancelled()) throw speech::JobAborted();
+    if (result.cancelled || heartbeat.cancelled()) throw speech::JobAborted();
     if (!result.ok) throw RenderFailure("render_failed", "the render failed: " + result.error);
 
     clip::Rendered r;
