@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "api/byte_range.h"
 #include "api/caller.h"
 #include "api/handlers/handlers.h"
 #include "api/params.h"
@@ -316,14 +317,40 @@ Response ClipFileHandler::handle(RequestContext& ctx) {
   const Json view = Json::parse(view_text);
   const Json& file = view.contains("file") ? view.at("file") : Json(nullptr);
   if (!file.is_object() || (name != "clip.srt" && file.value("name", "") != name)) throw Error::not_found("clip file");
-  auto bytes = object_store().get(clip::file_key(tid, id, name));
-  if (!bytes) throw Error::not_found("clip file");
+  auto path = object_store().local_path(clip::file_key(tid, id, name));
+  std::ifstream in(path.value_or(""), std::ios::binary | std::ios::ate);
+  if (!path || !in) throw Error::not_found("clip file");
+  const auto size = static_cast<uint64_t>(in.tellg());
   Response res;
   res.status = 200;
   res.content_type = name == "clip.srt" ? "application/x-subrip; charset=utf-8" : file.value("content_type", "");
-  res.body = std::move(*bytes);
+  res.set_header("Accept-Ranges", "bytes");
   res.set_header("Content-Disposition", "inline; filename=\"clip-" + std::to_string(id) + name.substr(4) + "\"");
   res.set_header("Cache-Control", "private, max-age=3600");
+  // Players seek in an MP4 with Range requests (one range; anything else
+  // gets the whole file, as the RFC allows).
+  ByteRange range{0, size ? size - 1 : 0};
+  switch (ctx.req.header("range") ? parse_byte_range(*ctx.req.header("range"), size, range) : RangeAnswer::Whole) {
+    case RangeAnswer::Unsatisfiable: {
+      Response refused = ctx.services.render_error(
+          ctx.request_id, Error("invalid_request", "the range starts past the end of the file", {{"size", size}}));
+      refused.status = 416;
+      refused.set_header("Content-Range", "bytes */" + std::to_string(size));
+      return refused;
+    }
+    case RangeAnswer::Partial:
+      res.status = 206;
+      res.set_header("Content-Range", "bytes " + std::to_string(range.first) + "-" + std::to_string(range.last) + "/" +
+                                          std::to_string(size));
+      break;
+    case RangeAnswer::Whole:
+      break;
+  }
+  const uint64_t length = size ? range.last - range.first + 1 : 0;
+  res.body.resize(length);
+  in.seekg(static_cast<std::streamoff>(range.first));
+  if (length && !in.read(res.body.data(), static_cast<std::streamsize>(length)))
+    throw Error("internal_error", "the clip file could not be read");
   return res;
 }
 

@@ -465,14 +465,28 @@ test('file links: no key needed, fresh on every GET, 403 forbidden when tampered
   const srt = await curl(two.srt_url);
   assert.equal(srt.status, 200);
   assert.ok(srt.body.includes(' --> '));
+  // Players seek with Range requests: one range answers 206 with its bytes.
+  const size = readFileSync(c.path).length;
+  const head12 = await curl(two.file_url, { headers: { Range: 'bytes=0-11' } });
+  assert.equal(head12.status, 206, head12.body);
+  assert.equal(head12.headers['content-range'], `bytes 0-11/${size}`);
+  assert.equal(head12.headers['content-length'], '12');
+  assert.equal(head12.headers['accept-ranges'], 'bytes');
+  assert.equal(head12.body.slice(4, 8), 'ftyp', 'an MP4 begins with its ftyp box');
+  const tail = await curl(two.file_url, { headers: { Range: 'bytes=-100' } });
+  assert.equal(tail.status, 206);
+  assert.equal(tail.headers['content-range'], `bytes ${size - 100}-${size - 1}/${size}`);
+  const past = await curl(two.file_url, { headers: { Range: `bytes=${size}-` } });
+  envelope(assert, past, 416, 'invalid_request');
+  assert.equal(past.headers['content-range'], `bytes */${size}`);
 
   const base = `${server.url}/clips/files/${c.id}`;
   const flip = (hex) => hex.slice(0, -1) + (hex.endsWith('0') ? '1' : '0');
-  const past = Math.floor(Date.now() / 1000) - 10;
+  const expired = Math.floor(Date.now() / 1000) - 10;
   for (const url of [
     `${base}/clip.mp4?expires=${b.expires}&signature=${flip(b.signature)}`, // tampered signature
     `${base}/clip.mp4?expires=${b.expires + 3600}&signature=${b.signature}`, // stretched expiry
-    `${base}/clip.mp4?expires=${past}&signature=${b.signature}`, // expired
+    `${base}/clip.mp4?expires=${expired}&signature=${b.signature}`, // expired
     `${base}/clip.srt?expires=${b.expires}&signature=${b.signature}`, // another file's name
     `${server.url}/clips/files/${c.id + 1000000}/clip.mp4?expires=${b.expires}&signature=${b.signature}`, // another clip
     `${base}/clip.mp4?expires=${b.expires}`, // no signature
