@@ -11,9 +11,12 @@
 #include "domain/events.h"
 #include "tests/completed_transcription.h"
 #include "tests/pg_fixture.h"
+#include "tests/error_of.h"
 
 namespace scribe::commands {
 namespace {
+
+using testing::code_of;
 
 class ClipCommands : public testing::PgTest {
  protected:
@@ -27,15 +30,6 @@ class ClipCommands : public testing::PgTest {
   static int64_t scalar(pqxx::connection& conn, const std::string& sql, const std::string& arg) {
     pqxx::nontransaction txn(conn);
     return txn.exec_params1(sql, arg)[0].as<int64_t>();
-  }
-  static std::string code_of(const std::function<void()>& f, Json* extras = nullptr) {
-    try {
-      f();
-    } catch (const Error& e) {
-      if (extras) *extras = e.extras();
-      return e.code();
-    }
-    return "";
   }
   static int64_t balance(pqxx::connection& conn, int64_t account_id) {
     pqxx::read_transaction txn(conn);

@@ -16,9 +16,12 @@
 #include "enrichment/enricher.h"
 #include "tests/completed_transcription.h"
 #include "tests/pg_fixture.h"
+#include "tests/error_of.h"
 
 namespace scribe::commands {
 namespace {
+
+using testing::code_of;
 
 class EnrichmentCommands : public testing::PgTest {
  protected:
@@ -40,14 +43,6 @@ class EnrichmentCommands : public testing::PgTest {
     enrichment::PostingChapters p;
     p.standard.push_back({0, "Regenerated", std::nullopt});
     return {{"posting", enrichment::store_posting(id, p)}};
-  }
-  static std::string code_of(const std::function<void()>& f) {
-    try {
-      f();
-    } catch (const Error& e) {
-      return e.code();
-    }
-    return "";
   }
 };
 

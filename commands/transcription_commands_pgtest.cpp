@@ -8,9 +8,12 @@
 #include "domain/pricing.h"
 #include "eventstore/event_store.h"
 #include "tests/pg_fixture.h"
+#include "tests/error_of.h"
 
 namespace scribe::commands {
 namespace {
+
+using testing::code_of;
 
 class TranscriptionCommands : public testing::PgTest {
  protected:
@@ -28,14 +31,6 @@ class TranscriptionCommands : public testing::PgTest {
     r.url = "https://media.example.com/a.mp3";
     r.duration_seconds = seconds;
     return r;
-  }
-  static std::string code_of(const std::function<void()>& f) {
-    try {
-      f();
-    } catch (const Error& e) {
-      return e.code();
-    }
-    return "";
   }
   static int64_t scalar(pqxx::connection& conn, const std::string& sql) {
     pqxx::nontransaction txn(conn);

@@ -4,9 +4,12 @@
 
 #include "common/error.h"
 #include "domain/events.h"
+#include "tests/error_of.h"
 
 namespace scribe::ask {
 namespace {
+
+using testing::error_of;
 
 const TimePoint kT0 = *parse_iso8601("2026-11-26T10:00:00.000Z");
 
@@ -17,16 +20,6 @@ void ask_at(State& s, const Allowance& a, int64_t qna_id, std::optional<int64_t>
   auto e = asked(s, a, 7, qna_id, about, std::nullopt, when);
   s.version += 1;
   apply(s, e.type, e.data, s.version);
-}
-
-Error error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no error thrown";
-  return Error("none", "");
 }
 
 TEST(AskAllowance, PlansFollowTheSpec) {

@@ -5,9 +5,12 @@
 #include "common/error.h"
 #include "domain/events.h"
 #include "domain/wallet.h"
+#include "tests/error_of.h"
 
 namespace scribe::clip {
 namespace {
+
+using testing::error_of;
 
 const TimePoint kT0 = *parse_iso8601("2026-11-26T10:00:00.000Z");
 
@@ -17,16 +20,6 @@ Request valid() {
   r.start_seconds = 10;
   r.end_seconds = 40;
   return r;
-}
-
-Error error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no error thrown";
-  return Error("none", "");
 }
 
 std::string reason_of(const Error& e) { return e.extras().value("reason", ""); }

@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include "common/error.h"
+#include "tests/error_of.h"
 
 namespace scribe::wallet {
 namespace {
+
+using testing::code_of;
 
 account::State funded(money::Micros balance) {
   account::State s;
@@ -22,15 +25,6 @@ void apply_all(account::State& s, const std::vector<eventstore::NewEvent>& event
 HoldRequest hold(const std::string& id, money::Micros amount, std::optional<int64_t> key = std::nullopt,
                  std::optional<money::Micros> cap = std::nullopt) {
   return HoldRequest{id, amount, key, cap, "transcription", Json::object()};
-}
-
-std::string code_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.code();
-  }
-  return "";
 }
 
 TEST(Wallet, HoldsReduceAvailableNotBalance) {
