@@ -112,3 +112,29 @@ bench_account() {
   key=$("$bin" admin key create --account "$account" --permission full --json | tail -1 | jq -r .api_key)
   echo "$account $key"
 }
+
+# start_serve [SERVE_ARGS...]: starts `$bin serve` on a free port with the
+# rate limit lifted and metrics off (the environment as the caller sets it,
+# e.g. SCRIBE_WORKER_SLOTS=1 start_serve), its log in $tmp/serve.log; waits
+# for its port and sets server_pid and base.
+start_serve() {
+  rm -f "$tmp/port"
+  SCRIBE_METRICS_ADDR=off "$bin" serve --port 0 --port-file "$tmp/port" --rate-limit 100000000 "$@" \
+    >"$tmp/serve.log" 2>&1 &
+  server_pid=$!
+  for _ in $(seq 300); do [ -s "$tmp/port" ] && break; kill -0 "$server_pid" 2>/dev/null || break; sleep 0.05; done
+  [ -s "$tmp/port" ] || { echo "$(basename "$0"): scribe serve did not start:" >&2; tail -20 "$tmp/serve.log" >&2; exit 1; }
+  base="http://127.0.0.1:$(cat "$tmp/port")"
+}
+
+# transcribe_recording: one transcription of $tmp/speech.wav ($audio seconds)
+# by the pipeline of the server at $base, for $key (bench/time_to_result.mjs,
+# one run); sets job (its JSON line) and tid, and stops the script unless it
+# completed.
+transcribe_recording() {
+  job=$(TTR_API="$base/api/v1" TTR_KEY=$key TTR_FILE=$tmp/speech.wav TTR_AUDIO_SECONDS=$audio TTR_RUNS=1 \
+    TTR_DB_URL=$SCRIBE_DATABASE_URL node bench/time_to_result.mjs)
+  tid=$(jq -r .id <<<"$job")
+  [ "$(jq -r .status <<<"$job")" = completed ] ||
+    { echo "$(basename "$0"): the transcription did not complete: $job" >&2; exit 1; }
+}

@@ -49,18 +49,8 @@ read -r account key <<<"$(bench_account enterprise 100)"
 export SCRIBE_OBJECT_STORE_DIR=$tmp/objects SCRIBE_WORK_DIR=$tmp/work
 mkdir -p "$SCRIBE_OBJECT_STORE_DIR" "$SCRIBE_WORK_DIR"
 
-rm -f "$tmp/port"
-SCRIBE_WORKER_SLOTS=1 SCRIBE_CLIP_SLOTS=1 SCRIBE_METRICS_ADDR=off "$bin" serve --port 0 --port-file "$tmp/port" \
-  --rate-limit 100000000 >"$tmp/serve.log" 2>&1 &
-server_pid=$!
-for _ in $(seq 300); do [ -s "$tmp/port" ] && break; kill -0 "$server_pid" 2>/dev/null || break; sleep 0.05; done
-[ -s "$tmp/port" ] || { echo "clip_responsiveness.sh: scribe serve did not start" >&2; tail -20 "$tmp/serve.log" >&2; exit 1; }
-base="http://127.0.0.1:$(cat "$tmp/port")"
-
-job=$(TTR_API="$base/api/v1" TTR_KEY=$key TTR_FILE=$tmp/speech.wav TTR_AUDIO_SECONDS=$audio TTR_RUNS=1 \
-  TTR_DB_URL=$SCRIBE_DATABASE_URL node bench/time_to_result.mjs)
-tid=$(jq -r .id <<<"$job")
-[ "$(jq -r .status <<<"$job")" = completed ] || { echo "clip_responsiveness.sh: transcription failed: $job" >&2; exit 1; }
+SCRIBE_WORKER_SLOTS=1 SCRIBE_CLIP_SLOTS=1 start_serve
+transcribe_recording
 echo "data: transcription $tid ($audio s of three flite voices)"
 
 # p50 and p99 of wrk --latency output, in ms.

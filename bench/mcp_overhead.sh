@@ -92,22 +92,13 @@ mkdir -p "$SCRIBE_OBJECT_STORE_DIR" "$SCRIBE_WORK_DIR"
 
 # Starts `scribe serve` with the given worker slots and waits for its port.
 start_server() {
-  rm -f "$tmp/port"
   # shellcheck disable=SC2086
-  SCRIBE_WORKER_SLOTS=$1 SCRIBE_METRICS_ADDR=off "$bin" serve --port 0 --port-file "$tmp/port" \
-    --rate-limit 100000000 $serve_args >"$tmp/serve.log" 2>&1 &
-  server_pid=$!
-  for _ in $(seq 300); do [ -s "$tmp/port" ] && break; kill -0 "$server_pid" 2>/dev/null || break; sleep 0.05; done
-  [ -s "$tmp/port" ] || { echo "mcp_overhead.sh: scribe serve did not start:" >&2; tail -20 "$tmp/serve.log" >&2; exit 1; }
-  base="http://127.0.0.1:$(cat "$tmp/port")"
+  SCRIBE_WORKER_SLOTS=$1 start_serve $serve_args
 }
 
 # The data: one transcription by the real pipeline.
 start_server 1
-job=$(TTR_API="$base/api/v1" TTR_KEY=$key TTR_FILE=$tmp/speech.wav TTR_AUDIO_SECONDS=$audio TTR_RUNS=1 \
-  TTR_DB_URL=$SCRIBE_DATABASE_URL node bench/time_to_result.mjs)
-tid=$(jq -r .id <<<"$job")
-[ "$(jq -r .status <<<"$job")" = completed ] || { echo "mcp_overhead.sh: the transcription did not complete: $job" >&2; exit 1; }
+transcribe_recording
 stop_server
 segments=$(psql "$SCRIBE_DATABASE_URL" -Atqc "select count(*) from search_segments where transcription_id = $tid")
 echo "data: transcription $tid completed ($audio s of three flite voices, $segments searchable segments)," \
