@@ -36,7 +36,7 @@ const db::Statement kClips{"clip_api.list",
                            "select id, view::text from clips where transcription_id = $1 and account_id = $2 "
                            "order by id desc limit $3"};
 const db::Statement kOwned{"clip_api.owned", "select 1 from transcriptions where id = $1 and account_id = $2"};
-const db::Statement kFile{"clip_api.file", "select transcription_id, view::text from clips where id = $1"};
+const db::Statement kById{"clip_api.by_id", "select transcription_id, view::text from clips where id = $1"};
 
 Json render(pqxx::connection& conn, const Services& services, int64_t id, const std::string& view_text) {
   return clip::to_json(Json::parse(view_text), id, services.config.public_url,
@@ -175,16 +175,16 @@ Response CreateClipHandler::handle(RequestContext& ctx) {
   if (r.callback_url) ctx.services.check_url(*r.callback_url, "callback_url");
   const bool link_video = check_media(ctx, r);
   auto created = commands::create_clip(ctx.services.store, ctx.db(), caller_of(ctx), r, link_video);
-  auto clip = load_clip(ctx.db(), ctx.services, ctx.caller().account_id, tid, created.clip_id);
-  // A nonce names the account's first clip with it, on whichever transcription.
-  if (!clip) {
+  // Read by id alone: the clip is the caller's (created now, or the first
+  // clip of this account with the nonce, on whichever transcription).
+  std::string view;
+  {
     pqxx::read_transaction txn(ctx.db());
-    auto row = txn.exec_prepared(kFile.name, created.clip_id);
+    auto row = txn.exec_prepared(kById.name, created.clip_id);
     if (row.empty()) throw Error::not_found("clip");
-    const std::string view = row[0][1].c_str();
-    txn.commit();
-    clip = render(ctx.db(), ctx.services, created.clip_id, view);
+    view = row[0][1].c_str();
   }
+  auto clip = render(ctx.db(), ctx.services, created.clip_id, view);
   // The secret of the clip's own callback: a repeated nonce answers for the
   // first clip, which has one only if its request named a callback_url.
   bool has_callback = r.callback_url.has_value();
@@ -194,8 +194,8 @@ Response CreateClipHandler::handle(RequestContext& ctx) {
     has_callback = !events.empty() && events.front().data.contains("callback_url") &&
                    !events.front().data.at("callback_url").is_null();
   }
-  if (has_callback) (*clip)["callback_secret"] = commands::clip_callback_secret(ctx.db(), created.clip_id);
-  return Response::json(202, *clip);
+  if (has_callback) clip["callback_secret"] = commands::clip_callback_secret(ctx.db(), created.clip_id);
+  return Response::json(202, clip);
 }
 
 Response ClipQuoteHandler::handle(RequestContext& ctx) {
@@ -308,7 +308,7 @@ Response ClipFileHandler::handle(RequestContext& ctx) {
   int64_t tid = 0;
   {
     pqxx::read_transaction txn(ctx.db());
-    auto r = txn.exec_prepared(kFile.name, id);
+    auto r = txn.exec_prepared(kById.name, id);
     if (r.empty()) throw Error::not_found("clip");
     tid = r[0][0].as<int64_t>();
     view_text = r[0][1].c_str();
