@@ -240,6 +240,9 @@ Json requested_view(const Json& requested_event_data) { return initial_view(requ
 std::string source_audio_key(int64_t transcription_id) {
   return transcript::transcription_prefix(transcription_id) + "source/audio.mka";
 }
+std::string audio_key(int64_t transcription_id, const std::optional<std::string>& upload_id) {
+  return upload_id ? "uploads/" + *upload_id : source_audio_key(transcription_id);
+}
 std::string source_video_key(int64_t transcription_id) {
   return transcript::transcription_prefix(transcription_id) + "source/video";
 }

@@ -118,6 +118,9 @@ Json requested_view(const Json& requested_event_data);
 
 // Where things are kept (object-store keys).
 std::string source_audio_key(int64_t transcription_id);  // link sources: the audio track of the fetched media
+// The audio a clip is cut from: an upload's own file ("uploads/<id>"), else
+// source_audio_key().
+std::string audio_key(int64_t transcription_id, const std::optional<std::string>& upload_id);
 std::string source_video_key(int64_t transcription_id);  // link sources: the source video, fetched for clips
 std::string file_key(int64_t transcription_id, int64_t clip_id, const std::string& name);
 

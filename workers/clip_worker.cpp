@@ -80,9 +80,8 @@ std::vector<clips::ClipWord> load_words(pqxx::connection& conn, int64_t transcri
 // The stored audio: the upload itself, or the audio the transcription kept of
 // a fetched link (workers/worker.cpp).
 std::string audio_of(const ClipSpec& s) {
-  auto path = s.source == "upload" && s.upload_id
-                  ? object_store().local_path("uploads/" + *s.upload_id)
-                  : object_store().local_path(clip::source_audio_key(s.transcription_id));
+  auto path =
+      object_store().local_path(clip::audio_key(s.transcription_id, s.source == "upload" ? s.upload_id : std::nullopt));
   if (!path) throw RenderFailure("source_unavailable", "the transcription's audio is no longer stored");
   return *path;
 }
@@ -91,7 +90,9 @@ std::string audio_of(const ClipSpec& s) {
 // (the first video clip of the transcription) and kept with the transcription.
 std::string video_of(const ClipSpec& s, const media::MediaProbe& media) {
   if (s.source == "upload") {
-    if (auto path = s.upload_id ? object_store().local_path("uploads/" + *s.upload_id) : std::nullopt) return *path;
+    if (auto path =
+            s.upload_id ? object_store().local_path(clip::audio_key(s.transcription_id, s.upload_id)) : std::nullopt)
+      return *path;
     throw RenderFailure("source_unavailable", "the uploaded file is no longer stored");
   }
   const std::string key = clip::source_video_key(s.transcription_id);

@@ -145,8 +145,7 @@ bool check_media(RequestContext& ctx, const clip::Request& r) {
   }
   clip::check_range(r, subject.duration_seconds);
   const bool upload = subject.source == "upload";
-  const std::string audio_key =
-      upload && subject.upload_id ? "uploads/" + *subject.upload_id : clip::source_audio_key(r.transcription_id);
+  const std::string audio_key = clip::audio_key(r.transcription_id, upload ? subject.upload_id : std::nullopt);
   if (!object_store().exists(audio_key))
     throw Error("not_ready", "the transcription's audio is not stored, so no clip can be made of it",
                 {{"reason", "no_stored_audio"}});
