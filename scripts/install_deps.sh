@@ -15,6 +15,7 @@ APT_PACKAGES=(
   pocketsphinx  # pocketsphinx_continuous: the same-run speech reference of the benchmarks
   postgresql-15 postgresql-client-15
   wrk
+  ccache  # compiles cached outside the clone (scripts/build.sh)
   clang-format  # the style check of the test command (scripts/check_format.sh)
 )
 

@@ -9,7 +9,7 @@ data=$(realpath -m "${SCRIBE_DATA_DIR:-data}")
 pg_port=${SCRIBE_PG_PORT:-5433}
 
 SCRIBE_SKIP_NPM=1 scripts/install_deps.sh
-scripts/build.sh release
+scripts/build.sh release scribe  # the service; benchmarks: scripts/build.sh release (every target)
 mkdir -p "$data"
 scripts/pg.sh start "$data/postgres" "$pg_port"
 export SCRIBE_DATABASE_URL=${SCRIBE_DATABASE_URL:-$(scripts/pg.sh url "$pg_port")}

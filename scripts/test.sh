@@ -1,47 +1,93 @@
 #!/usr/bin/env bash
 # Installs, builds and runs every test against a throwaway PostgreSQL:
-#   1. unit and integration tests (GoogleTest via ctest), release build;
+#   1. unit and integration tests (GoogleTest), release build;
 #   2. the same under AddressSanitizer + UndefinedBehaviorSanitizer;
-#   3. end-to-end tests: the real server over HTTP with curl and npm clients.
-set -euo pipefail
+#   3. end-to-end tests: the real server over HTTP with curl and npm clients,
+#      the files that share nothing several at a time (each against its own
+#      database and server), then the files that kill processes or measure
+#      time one at a time.
+# Prints a table of every stage's wall time at the end, also when it fails.
+set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+source scripts/stages.sh
 
-scripts/install_deps.sh
+# Every stage runs (so one failure does not hide another); the command fails
+# at the end if any did. The checks and builds stop it at once: nothing after
+# them could run.
+status=0
+passed=0 failed=0
+must() { stage "$@" || { echo "stage '$1' failed" >&2; exit 1; }; }
+
+pgdir=""
+cleanup() {
+  [ -n "$pgdir" ] && { scripts/pg.sh stop "$pgdir/data"; rm -rf "$pgdir"; }
+  stage_table
+  echo "tests: $passed passed, $failed failed"
+}
+trap cleanup EXIT
+
+must install scripts/install_deps.sh
 # Layers only point down (the order is in the script and README).
-scripts/check_layers.sh
+must "check layers" scripts/check_layers.sh
 # One style, .clang-format's.
-scripts/check_format.sh
-scripts/build.sh release
+must "check format" scripts/check_format.sh
+# Only what the tests run: the server, the unit and the database tests (the
+# benchmarks are built by `scripts/build.sh release` with no target).
+test_targets=(scribe unit_tests pg_tests)
+must "build release" scripts/build.sh release "${test_targets[@]}"
 # The settings table in docs/ is the one the binary prints from its declaration.
-scripts/check_settings_doc.sh build/scribe
-scripts/build.sh asan
+must "check settings doc" scripts/check_settings_doc.sh build/scribe
+must "build asan" scripts/build.sh asan "${test_targets[@]}"
 
 pgdir=$(mktemp -d /tmp/scribe-test-pg.XXXXXX)
 # The cluster runs as the postgres user when we are root: it must reach its directory.
 chmod 755 "$pgdir"
 port=${SCRIBE_TEST_PG_PORT:-55432}
-cleanup() { scripts/pg.sh stop "$pgdir/data"; rm -rf "$pgdir"; }
-trap cleanup EXIT
-scripts/pg.sh start "$pgdir/data" "$port"
-export SCRIBE_TEST_DATABASE_URL=$(scripts/pg.sh url "$port")
+must "postgres start" scripts/pg.sh start "$pgdir/data" "$port"
 export SCRIBE_TEST_ADMIN_URL="postgresql://postgres@127.0.0.1:$port/postgres"
-export SCRIBE_BIN="$root/build/scribe"
-
+db_url() { echo "postgresql://scribe@127.0.0.1:$port/$1"; }
 fresh_db() {
-  psql "$SCRIBE_TEST_ADMIN_URL" -q -v ON_ERROR_STOP=1 -c "drop database if exists scribe with (force)" \
-    -c "create database scribe owner scribe" >/dev/null
+  psql "$SCRIBE_TEST_ADMIN_URL" -q -v ON_ERROR_STOP=1 -c "drop database if exists $1 with (force)" \
+    -c "create database $1 owner scribe" >/dev/null
 }
 
-status=0
+# GoogleTest binaries, each in two shards at once (one per core); each shard
+# of the database tests has a database of its own.
+gtests() {
+  local dir=$1 db=$2 bin=$3 rc=0 pids=() i name
+  for name in unit_tests pg_tests; do
+    pids=()
+    for i in 0 1; do
+      fresh_db "${db}_$i"
+      (cd "$dir" && GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=$i SCRIBE_TEST_DATABASE_URL=$(db_url "${db}_$i") \
+        SCRIBE_BIN="$bin" "./$name" --gtest_brief=1 >"$dir/$name.shard$i.log" 2>&1) &
+      pids+=($!)
+    done
+    for i in 0 1; do
+      if wait "${pids[$i]}"; then tail -n 2 "$dir/$name.shard$i.log"; else rc=1; cat "$dir/$name.shard$i.log"; fi
+      count_gtest "$dir/$name.shard$i.log"
+    done
+  done
+  return $rc
+}
+
+count_gtest() {
+  local p f
+  p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) tests\?\..*/\1/p' "$1" | tail -1)
+  f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) tests\?, listed below.*/\1/p' "$1" | tail -1)
+  # A shard that crashed before its summary counts as one failure.
+  [ -z "$p" ] && [ -z "$f" ] && f=1
+  passed=$((passed + ${p:-0})) failed=$((failed + ${f:-0}))
+}
+
 echo "== unit and integration tests (release)"
-fresh_db
-(cd build && ctest --output-on-failure) || status=1
+stage "unit+database tests (release)" gtests build scribe "$root/build/scribe" || status=1
 
 echo "== unit and integration tests (AddressSanitizer + UBSan)"
-fresh_db
-(cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  SCRIBE_BIN="$root/build-asan/scribe" ctest --output-on-failure) || status=1
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+stage "unit+database tests (asan)" gtests build-asan scribe_asan "$root/build-asan/scribe" || status=1
+unset ASAN_OPTIONS UBSAN_OPTIONS
 
 echo "== end-to-end tests"
 # The MCP clients need Node 20+: where the system's is older, the one
@@ -49,7 +95,28 @@ echo "== end-to-end tests"
 if [ "$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)" -lt 20 ]; then
   export PATH="$root/.tools/node/node_modules/.bin:$PATH"
 fi
-fresh_db
-(cd tests/e2e && node --test --test-concurrency=1 ./*.test.mjs) || status=1
+export SCRIBE_BIN="$root/build/scribe"
+# Every e2e file copies its own database from this migrated template.
+fresh_db scribe_template
+must "migrate template" env SCRIBE_DATABASE_URL="$(db_url scribe_template)" build/scribe migrate
+export SCRIBE_TEST_DATABASE_URL=$(db_url scribe) SCRIBE_TEST_TEMPLATE_DB=scribe_template
+export SCRIBE_E2E_MEDIA_CACHE=$(mktemp -d /tmp/scribe-e2e-media.XXXXXX)
+export SCRIBE_E2E_TIMES="$pgdir/e2e-times"
+
+# Files that kill processes, depend on timing or render CPU-heavy video run
+# alone; every other file runs with others.
+serial=(clips_kill reliability clips)
+concurrent=()
+for f in tests/e2e/*.test.mjs; do
+  name=$(basename "$f" .test.mjs)
+  [[ " ${serial[*]} " == *" $name "* ]] || concurrent+=("$name.test.mjs")
+done
+stage "e2e, ${SCRIBE_E2E_JOBS:-3} files at a time" scripts/e2e.sh "${SCRIBE_E2E_JOBS:-3}" "${concurrent[@]}" || status=1
+stage "e2e, one file at a time" scripts/e2e.sh 1 "${serial[@]/%/.test.mjs}" || status=1
+while read -r name secs rc p f; do
+  stage_record "  e2e $name" "$secs" "$rc"
+  passed=$((passed + p)) failed=$((failed + f))
+done <"$SCRIBE_E2E_TIMES"
+rm -rf "$SCRIBE_E2E_MEDIA_CACHE"
 
 exit $status

@@ -9,7 +9,31 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { connect } from 'node:net';
 
 export const BIN = process.env.SCRIBE_BIN || new URL('../../build/scribe', import.meta.url).pathname;
-export const DB = process.env.SCRIBE_TEST_DATABASE_URL;
+
+// Each test file (a process of its own under node --test) gets a database of
+// its own, copied from the migrated template the test command made, so files
+// that share nothing can run at once on the one PostgreSQL: no worker of one
+// file claims another file's jobs, no count sees another file's rows. Without
+// a template (a single file run by hand) the given database is used as is.
+function ownDatabase(url) {
+  const template = process.env.SCRIBE_TEST_TEMPLATE_DB;
+  const adminUrl = process.env.SCRIBE_TEST_ADMIN_URL;
+  if (!url || !template || !adminUrl) return url;
+  const name = `scribe_e2e_${process.pid}`;
+  // CREATE DATABASE refuses while another one copies the same template:
+  // retry for a while, the copies take well under a second.
+  for (let attempt = 0; ; attempt++) {
+    const run = spawnSync('psql', [adminUrl, '-q', '-v', 'ON_ERROR_STOP=1', '-c', `drop database if exists ${name}`,
+      '-c', `create database ${name} owner scribe template ${template}`], { encoding: 'utf8' });
+    if (run.status === 0) break;
+    if (attempt >= 100) throw new Error(`could not create database ${name}: ${run.stderr}`);
+    spawnSync('sleep', [String(0.1 + Math.random() * 0.2)]);
+  }
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+export const DB = ownDatabase(process.env.SCRIBE_TEST_DATABASE_URL);
 if (!DB) throw new Error('SCRIBE_TEST_DATABASE_URL is not set; run scripts/test.sh');
 
 // One object store and one scratch folder for every process of the run, as in

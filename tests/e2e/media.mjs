@@ -3,7 +3,8 @@
 // from there; SCRIBE_ALLOW_PRIVATE_URLS admits loopback in these tests).
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
-import { mkdtempSync, readFileSync, existsSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, existsSync, writeFileSync, copyFileSync, renameSync, mkdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, basename } from 'node:path';
 
@@ -11,13 +12,32 @@ export const MEDIA_DIR = mkdtempSync(join(tmpdir(), 'scribe-media-'));
 
 const run = (cmd, args) => execFileSync(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
 
+// Recordings are made once per test run and shared by the files that run
+// concurrently: the test command points SCRIBE_E2E_MEDIA_CACHE at one folder,
+// where a recording is kept under a digest of what made it. `make(path)`
+// writes the recording; a cached copy is used when there is one. The copy
+// into the cache is renamed into place, so a reader never sees half a file.
+const CACHE = process.env.SCRIBE_E2E_MEDIA_CACHE;
+function cached(key, out, make) {
+  if (!CACHE) { make(out); return out; }
+  mkdirSync(CACHE, { recursive: true });
+  const kept = join(CACHE, createHash('sha256').update(JSON.stringify(key)).digest('hex') + '.wav');
+  if (existsSync(kept)) { copyFileSync(kept, out); return out; }
+  make(out);
+  const tmp = `${kept}.${process.pid}.tmp`;
+  copyFileSync(out, tmp);
+  renameSync(tmp, kept);
+  return out;
+}
+
 // One utterance by a flite voice, as 16 kHz mono wav.
 export function say(voice, text, name) {
   const raw = join(MEDIA_DIR, `${name}.raw.wav`);
   const out = join(MEDIA_DIR, `${name}.wav`);
-  run('flite', ['-voice', voice, '-t', text, '-o', raw]);
-  run('sox', [raw, '-r', '16000', '-c', '1', '-b', '16', out]);
-  return out;
+  return cached(['say', voice, text], out, (path) => {
+    run('flite', ['-voice', voice, '-t', text, '-o', raw]);
+    run('sox', [raw, '-r', '16000', '-c', '1', '-b', '16', path]);
+  });
 }
 
 export function silence(seconds, name) {
@@ -28,14 +48,15 @@ export function silence(seconds, name) {
 
 // Turns [{voice, text}] into one recording with `gap` seconds between turns.
 export function dialogue(turns, name, gap = 0.8) {
-  const parts = [];
-  turns.forEach((t, i) => {
-    parts.push(say(t.voice, t.text, `${name}-${i}`));
-    parts.push(silence(gap, `${name}-gap-${i}`));
-  });
   const out = join(MEDIA_DIR, `${name}.wav`);
-  run('sox', [...parts, out]);
-  return out;
+  return cached(['dialogue', turns.map((t) => [t.voice, t.text]), gap], out, (path) => {
+    const parts = [];
+    turns.forEach((t, i) => {
+      parts.push(say(t.voice, t.text, `${name}-${i}`));
+      parts.push(silence(gap, `${name}-gap-${i}`));
+    });
+    run('sox', [...parts, path]);
+  });
 }
 
 // Converts with ffmpeg (the extension picks the container).
