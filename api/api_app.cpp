@@ -36,7 +36,8 @@ bool is_api_path(const std::string& path) {
 
 }  // namespace
 
-ApiApp::ApiApp(Services& services, int worker_threads) : services_(services), workers_(worker_threads) {
+ApiApp::ApiApp(Services& services, int worker_threads)
+    : services_(services), long_requests_(limits::kLongRequestsInFlightPerAccount), workers_(worker_threads) {
   services_.workers = &workers_;
   services_.call = [this](const Principal& principal, Request req, Responder respond) {
     call(principal, std::move(req), std::move(respond));
@@ -231,10 +232,22 @@ void ApiApp::execute(std::shared_ptr<RequestContext> ctx, const Route& route,
   std::optional<std::string> idem_key;
   Response res;
   try {
+    // Before the idempotency entry: a refusal here is not a response to keep.
+    // Counted for the account, whichever key (or MCP tool) sends it.
+    const bool bounded = route.long_running && ctx->principal;
+    std::optional<InFlight::Slot> slot =
+        bounded ? long_requests_.try_take("account:" + std::to_string(ctx->principal->account_id)) : std::nullopt;
+    if (bounded && !slot)
+      throw Error("rate_limited",
+                  "this account already has " + std::to_string(long_requests_.limit()) +
+                      " asks or regenerations running; retry after " +
+                      std::to_string(limits::kLongRequestsRetryAfterSeconds) + " s",
+                  {{"reason", "long_requests_in_flight"}, {"retry_after", limits::kLongRequestsRetryAfterSeconds}});
     if (ctx->req.method == "POST" && ctx->principal && !route.own_protocol && !route.keeps_no_responses) {
       if (auto key = ctx->req.header("idempotency-key")) {
         auto outcome = Idempotency::begin(ctx->db(), ctx->principal->idempotency_principal(), *key, ctx->req);
         if (auto* cached = std::get_if<Response>(&outcome)) {
+          slot.reset();
           ctx->release_db();
           done(*ctx, std::move(*cached));
           return;

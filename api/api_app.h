@@ -2,6 +2,7 @@
 #include <memory>
 
 #include "api/http.h"
+#include "api/in_flight.h"
 #include "api/router.h"
 #include "api/services.h"
 #include "common/error.h"
@@ -57,6 +58,8 @@ class ApiApp {
   Router router_;
   Router stream_router_;                             // patterns of streamed routes; handlers unused
   std::map<std::string, StreamPrecheck> prechecks_;  // by "METHOD pattern"
+  // Long requests (Route::long_running) running per account.
+  InFlight long_requests_;
   ThreadPool workers_;
 };
 

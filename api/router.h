@@ -63,6 +63,10 @@ struct Route {
   // Idempotency-Key is ignored: the response must not be kept (asks: their
   // text is redacted on request, and a cached copy would outlive that).
   bool keeps_no_responses = false;
+  // The handler computes on its request thread for long (asks,
+  // regeneration): an account may have limits::kLongRequestsInFlightPerAccount
+  // of these running at once, one more is refused (ApiApp::execute).
+  bool long_running = false;
 };
 
 class Router {

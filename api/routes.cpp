@@ -36,7 +36,13 @@ void register_routes(ApiApp& app) {
   authed("POST", "/api/v1/transcriptions/{id}/retry", RetryTranscriptionHandler::handle);
   authed("GET", "/api/v1/transcriptions/{id}/result", ResultHandler::handle);
   authed("GET", "/api/v1/transcriptions/{id}/timestamps", TimestampsHandler::handle);
-  authed("POST", "/api/v1/transcriptions/{id}/timestamps/regenerate", RegenerateTimestampsHandler::handle);
+  // Regeneration and asks compute on their request thread: bounded in flight per account.
+  r.add(Route{.method = "POST",
+              .pattern = "/api/v1/transcriptions/{id}/timestamps/regenerate",
+              .authenticated = true,
+              .rate_limited = true,
+              .handler = RegenerateTimestampsHandler::handle,
+              .long_running = true});
   authed("GET", "/api/v1/transcriptions/{id}/transcript", TranscriptHandler::handle);
   authed("GET", "/api/v1/transcriptions/{id}/subtitles", SubtitlesHandler::handle);
   authed("GET", "/api/v1/transcriptions/{id}/words", WordsHandler::handle);
@@ -51,7 +57,8 @@ void register_routes(ApiApp& app) {
                 .authenticated = true,
                 .rate_limited = true,
                 .handler = handler,
-                .keeps_no_responses = true});
+                .keeps_no_responses = true,
+                .long_running = true});
   authed("DELETE", "/api/v1/transcriptions/{id}/ask/{qnaId}", DeleteTranscriptionAskHandler::handle);
   authed("DELETE", "/api/v1/ask/{qnaId}", DeleteLibraryAskHandler::handle);
   authed("POST", "/api/v1/transcriptions/{id}/clips", CreateClipHandler::handle);

@@ -99,5 +99,12 @@ inline constexpr int kResumableUploadTtlSeconds = 24 * 3600;
 // million segments costs a scan of tens of thousands of them. `has_more` is
 // exact regardless (the page query looks one hit ahead).
 inline constexpr int kSearchTotalCap = 1'000;
+// Asks (POST .../ask, POST /api/v1/ask) and regenerations (POST
+// .../timestamps/regenerate) compute on a request thread for up to a minute or
+// more; an account may have this many of them running at once in a server
+// process (all its keys together). One more is 429 rate_limited with reason
+// long_requests_in_flight and this retry_after.
+inline constexpr int kLongRequestsInFlightPerAccount = 2;
+inline constexpr int kLongRequestsRetryAfterSeconds = 5;
 
 }  // namespace scribe::limits

@@ -4,6 +4,7 @@
 #include "api/handlers/handlers.h"
 #include "api/metrics.h"
 #include "api/services.h"
+#include "api/wait_registry.h"
 #include "common/embedded_assets.h"
 #include "eventstore/event_store.h"
 #include "projections/runner.h"
@@ -82,6 +83,11 @@ Response MetricsHandler::handle(RequestContext& ctx) {
   out << "# HELP scribe_db_pool_in_use Database connections leased right now.\n"
       << "# TYPE scribe_db_pool_in_use gauge\n"
       << "scribe_db_pool_in_use " << ctx.services.pool.in_use() << "\n";
+  if (ctx.services.waits)
+    out << "# HELP scribe_long_polls_waiting Long-polls (GET .../wait, a clip's wait, MCP tools waiting in them) held "
+           "right now, each without a thread.\n"
+        << "# TYPE scribe_long_polls_waiting gauge\n"
+        << "scribe_long_polls_waiting " << ctx.services.waits->size() << "\n";
   Response r;
   r.content_type = "text/plain; version=0.0.4; charset=utf-8";
   r.body = out.str();

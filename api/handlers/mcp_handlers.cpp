@@ -2,13 +2,14 @@
 // endpoint (api/mcp/mcp_protocol.h tells them apart), and its discovery
 // documents. Every tool runs as REST calls on the caller's behalf
 // (api/mcp/mcp_tools.h, Services::call), so the REST rules hold unchanged;
-// this file is the protocol: sessions (2025-11-25), headers, results, and the
-// long-poll of waitForTranscription, which holds no thread or connection
-// while it waits and reports progress as Server-Sent Events.
-#include <chrono>
+// this file is the protocol: sessions (2025-11-25), headers, results, and
+// running tools as continuations of their REST calls, so that a tool whose
+// call is a long-poll (getClip with wait, waitForTranscription) holds no
+// thread while it waits, with progress as Server-Sent Events.
+#include <atomic>
+#include <memory>
+#include <thread>
 
-#include <condition_variable>
-#include <mutex>
 #include "api/handlers/handlers.h"
 #include "api/mcp/mcp_protocol.h"
 #include "api/mcp/mcp_sessions.h"
@@ -17,7 +18,6 @@
 #include "common/log.h"
 #include "common/text.h"
 #include "common/thread_pool.h"
-#include "domain/limits.h"
 
 namespace scribe::api {
 namespace {
@@ -123,28 +123,27 @@ RestReply reply_of(const Response& r) {
   return reply;
 }
 
-// Runs one REST call with the MCP caller's credentials and waits for its
-// answer. Synchronous routes answer on this thread; getClip's route is a
-// long-poll that answers from the worker pool once the clip finishes or its
-// `wait` (at most 45 s) runs out, so this thread waits for it a little longer.
-RestReply execute(RequestContext& ctx, const RestCall& call) {
-  struct Answer {
-    std::mutex mu;
-    std::condition_variable cv;
-    std::optional<Response> got;
+// Runs the REST calls of a tool with the MCP caller's credentials, and never
+// waits for one: a synchronous route answers inside Services::call, on this
+// thread, and the tool goes on right here; a long-poll (GET .../wait, a clip
+// with `wait`) answers later from whichever thread saw its event or its
+// deadline (the wait registry's timer, the subscription that saw the job
+// finish), and the tool goes on as a task on the request threads, never on
+// that thread. Between the two nothing of the server is held.
+Execute executor(const std::shared_ptr<RequestContext>& ctx) {
+  return [ctx](const RestCall& call, Then then) {
+    ctx->release_db();  // the call leases its own
+    struct Calling {
+      std::thread::id thread = std::this_thread::get_id();
+      std::atomic<bool> returned{false};
+    };
+    auto calling = std::make_shared<Calling>();
+    ctx->services.call(ctx->caller(), rest_request(*ctx, call), [ctx, calling, then](Response r) {
+      if (!calling->returned.load() && std::this_thread::get_id() == calling->thread) return then(reply_of(r));
+      ctx->services.workers->post([then, r = std::move(r)] { then(reply_of(r)); });
+    });
+    calling->returned = true;
   };
-  auto answer = std::make_shared<Answer>();
-  ctx.release_db();  // the call leases its own
-  ctx.services.call(ctx.caller(), rest_request(ctx, call), [answer](Response r) {
-    std::lock_guard lock(answer->mu);
-    answer->got = std::move(r);
-    answer->cv.notify_all();
-  });
-  std::unique_lock lock(answer->mu);
-  const auto limit = std::chrono::seconds(limits::kClipWaitMaxSeconds + 15);
-  if (!answer->cv.wait_for(lock, limit, [&] { return answer->got.has_value(); }))
-    return RestReply{500, "application/json", "", {{"error", {{"code", "internal_error"}, {"message", "no answer"}}}}};
-  return reply_of(*answer->got);
 }
 
 bool read_only(const RequestContext& ctx) { return ctx.caller().permission == apikey::Permission::ReadOnly; }
@@ -158,152 +157,60 @@ Json tools_list(const RequestContext& ctx) {
 
 std::string sse_event(const Json& message) { return "event: message\ndata: " + message.dump() + "\n\n"; }
 
-// waitForTranscription: /wait in slices of at most 10 s until the job is no
-// longer processing or the caller's timeout is spent, a progress
-// notification between slices. No thread or connection is held in between
-// (each slice is the REST long-poll, and continues on a worker).
-struct WaitCall {
-  std::shared_ptr<RequestContext> ctx;
-  Json id;  // the JSON-RPC id
-  Json progress_token;
-  int64_t transcription_id = 0;
-  std::optional<std::string> include;
-  std::chrono::steady_clock::time_point started, deadline;
-  int timeout_seconds = 30;
-  int64_t last_progress = 0;
-  std::shared_ptr<ChunkStream> stream;  // set: answering as SSE
-  Responder respond;
-  Message message;
-};
-
-void finish_wait(const std::shared_ptr<WaitCall>& w, Json result) {
-  const Json body = result_body(w->id, finish_result(w->message, std::move(result)));
-  if (w->stream) {
-    w->stream->push(sse_event(body));
-    w->stream->close();
-  } else {
-    w->respond(rpc(200, body));
-  }
+// A result of message `m`, answered through `respond`.
+void answer(const Message& m, const Responder& respond, Json result, bool cacheable = false) {
+  respond(rpc(200, result_body(m.id, finish_result(m, std::move(result), cacheable))));
 }
 
-void continue_wait(const std::shared_ptr<WaitCall>& w, const Response& r, int64_t slice,
-                   std::chrono::steady_clock::time_point slice_started);
-
-void wait_slice(const std::shared_ptr<WaitCall>& w) {
-  using namespace std::chrono;
-  const auto left = duration_cast<seconds>(w->deadline - steady_clock::now()).count();
-  const int64_t slice = std::clamp<int64_t>(left, 1, 10);
-  RestCall call{"GET",
-                "/api/v1/transcriptions/" + std::to_string(w->transcription_id) + "/wait",
-                {{"timeout", std::to_string(slice)}},
-                std::nullopt,
-                std::nullopt};
-  if (w->include) call.query.push_back({"include", *w->include});
-  const auto slice_started = steady_clock::now();
-  w->ctx->services.call(w->ctx->caller(), rest_request(*w->ctx, call), [w, slice, slice_started](Response r) {
-    w->ctx->services.workers->post([w, slice, slice_started, r = std::move(r)]() mutable {
-      // Runs on a worker: nothing may escape, and the answer must go out.
-      try {
-        continue_wait(w, r, slice, slice_started);
-      } catch (const std::exception& err) {
-        log::error("mcp wait failed", {{"request_id", w->ctx->request_id}, {"error", err.what()}});
-        finish_wait(w, error_result("internal_error", "the wait failed; call waitForTranscription again"));
-      }
-    });
-  });
-}
-
-void continue_wait(const std::shared_ptr<WaitCall>& w, const Response& r, int64_t slice,
-                   std::chrono::steady_clock::time_point slice_started) {
-  const RestReply reply = reply_of(r);
-  const bool timed_out = reply.status == 200 && reply.json.is_object() && reply.json.value("_timed_out", false);
-  const auto now = std::chrono::steady_clock::now();
-  const bool spent = now + std::chrono::milliseconds(500) >= w->deadline;
-  // A slice that timed out long before its length was cut short (the
-  // server is stopping its waits): answer now rather than spin.
-  const bool cut_short = timed_out && now - slice_started < std::chrono::seconds(slice) / 2;
-  if (!timed_out || spent || cut_short || (w->stream && w->stream->gone())) return finish_wait(w, result_of(reply));
-  if (w->stream && !w->progress_token.is_null()) {
-    // Seconds waited so far; progress must increase from one
-    // notification to the next.
-    const int64_t elapsed = std::max<int64_t>(
-        w->last_progress + 1,
-        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - w->started).count());
-    w->last_progress = elapsed;
-    std::string what = "status " + (reply.json.contains("status") && reply.json["status"].is_string()
-                                        ? reply.json["status"].get<std::string>()
-                                        : std::string("?"));
-    if (reply.json.contains("stage") && reply.json["stage"].is_string())
-      what += ", stage " + reply.json["stage"].get<std::string>();
-    w->stream->push(sse_event({{"jsonrpc", "2.0"},
-                               {"method", "notifications/progress"},
-                               {"params",
-                                {{"progressToken", w->progress_token},
-                                 {"progress", elapsed},
-                                 {"total", w->timeout_seconds},
-                                 {"message", what + "; still waiting"}}}}));
-  }
-  wait_slice(w);
-}
-
-void start_wait(std::shared_ptr<RequestContext> ctx, const Message& m, const Json& args, Responder respond) {
-  auto bad = [&](const std::string& msg) {
-    respond(rpc(200, result_body(m.id, finish_result(m, error_result("invalid_request", msg)))));
-  };
-  if (!args.contains("id") || !args["id"].is_number_integer() || args["id"].get<int64_t>() < 1)
-    return bad("id must be a transcription id (an integer >= 1)");
-  int timeout = limits::kWaitTimeoutDefaultSeconds;
-  if (args.contains("timeout_seconds")) {
-    if (!args["timeout_seconds"].is_number_integer()) return bad("timeout_seconds must be an integer 1-45");
-    timeout = static_cast<int>(std::clamp<int64_t>(args["timeout_seconds"].get<int64_t>(),
-                                                   limits::kWaitTimeoutMinSeconds, limits::kWaitTimeoutMaxSeconds));
-  }
-  auto w = std::make_shared<WaitCall>();
-  w->ctx = ctx;
-  w->id = m.id;
-  w->message = m;
-  w->transcription_id = args["id"].get<int64_t>();
-  if (args.contains("include")) {
-    // A list (the tool's schema) or a comma list, as /wait takes it.
-    if (args["include"].is_string()) w->include = args["include"].get<std::string>();
-    else if (args["include"].is_array()) {
-      std::string joined;
-      for (const auto& v : args["include"])
-        if (v.is_string()) joined += (joined.empty() ? "" : ",") + v.get<std::string>();
-      w->include = joined;
-    } else {
-      return bad("include must be a list of chapters, acts, sections, qna, segments, posting_chapters or all");
-    }
-  }
-  w->timeout_seconds = timeout;
-  w->started = std::chrono::steady_clock::now();
-  w->deadline = w->started + std::chrono::seconds(timeout);
-  if (m.params.contains("_meta") && m.params["_meta"].contains("progressToken"))
-    w->progress_token = m.params["_meta"]["progressToken"];
-  w->respond = std::move(respond);
-  if (!w->progress_token.is_null()) {
-    // Progress goes out as it happens: answer with an event stream now.
-    w->stream = std::make_shared<ChunkStream>();
+// tools/call: the tool runs as the continuations of its REST calls (see
+// executor) and answers when it is done. A tool that reports progress,
+// called with a progressToken, answers at once with an event stream, sends
+// notifications/progress on it and ends it with the result.
+void call_tool(const std::shared_ptr<RequestContext>& ctx, const Message& m, const Tool& tool, const Json& args,
+               const Responder& respond) {
+  if (!tool.read_only && read_only(*ctx))
+    return answer(
+        m, respond,
+        error_result("scope_forbidden", "this API key is read-only; " + tool.name + " needs a full-access key"));
+  ToolCall call;
+  call.execute = executor(ctx);
+  std::shared_ptr<ChunkStream> stream;
+  if (tool.reports_progress && m.params.contains("_meta") && m.params["_meta"].is_object() &&
+      m.params["_meta"].contains("progressToken")) {
+    stream = std::make_shared<ChunkStream>();
     Response r;
     r.content_type = "text/event-stream";
     r.set_header("Cache-Control", "no-cache, no-transform");
     r.set_header("X-Accel-Buffering", "no");
-    r.stream = w->stream;
-    w->respond(std::move(r));
+    r.stream = stream;
+    respond(std::move(r));
+    call.progress = [stream, token = m.params["_meta"]["progressToken"]](int64_t progress, int64_t total,
+                                                                         const std::string& message) {
+      if (stream->gone()) return false;
+      stream->push(sse_event(
+          {{"jsonrpc", "2.0"},
+           {"method", "notifications/progress"},
+           {"params", {{"progressToken", token}, {"progress", progress}, {"total", total}, {"message", message}}}}));
+      return true;
+    };
   }
+  call.done = [m, stream, respond](Json result) {
+    try {
+      if (!stream) return answer(m, respond, std::move(result));
+      stream->push(sse_event(result_body(m.id, finish_result(m, std::move(result)))));
+    } catch (const std::exception& err) {
+      // Runs where the tool's last reply came: nothing may escape, and the answer must go out.
+      log::error("mcp tool result not sent", {{"method", m.method}, {"error", err.what()}});
+      if (!stream) respond(refusal(Failure{500, m.id, kInternalError, "Internal error; retry", nullptr}));
+    }
+    if (stream) stream->close();
+  };
   ctx->release_db();
-  wait_slice(w);
-}
-
-Json call_tool(RequestContext& ctx, const Tool& tool, const Json& args) {
-  if (!tool.read_only && read_only(ctx))
-    return error_result("scope_forbidden", "this API key is read-only; " + tool.name + " needs a full-access key");
-  return tool.run(args, [&](const RestCall& call) { return execute(ctx, call); });
+  tool.run(args, std::move(call));
 }
 
 // Resources: the caller's transcripts as text, scribe://transcriptions/{id}.
-Json resources_list(RequestContext& ctx) {
-  auto reply = execute(ctx, {"GET", "/api/v1/transcriptions", {{"limit", "50"}}, std::nullopt, std::nullopt});
+Json resources_of(const RestReply& reply) {
   Json list = Json::array();
   const Json* items = reply.json.is_object() ? (reply.json.contains("data")    ? &reply.json["data"]
                                                 : reply.json.contains("items") ? &reply.json["items"]
@@ -319,6 +226,20 @@ Json resources_list(RequestContext& ctx) {
                       {"mimeType", "text/plain"}});
     }
   return {{"resources", list}};
+}
+
+// One REST call whose reply becomes the answer to `m` (the resources
+// methods), a continuation like a tool's.
+void with_reply(const std::shared_ptr<RequestContext>& ctx, const Message& m, const Responder& respond,
+                const RestCall& call, std::function<void(const RestReply&)> then) {
+  executor(ctx)(call, [m, respond, then = std::move(then)](RestReply reply) {
+    try {
+      then(reply);
+    } catch (const std::exception& err) {
+      log::error("mcp request failed", {{"method", m.method}, {"error", err.what()}});
+      respond(refusal(Failure{500, m.id, kInternalError, "Internal error; retry", nullptr}));
+    }
+  });
 }
 
 std::optional<int64_t> resource_id(const Json& params) {
@@ -371,13 +292,11 @@ void handle_message(std::shared_ptr<RequestContext> ctx, const Message& m, const
         m.params.contains("arguments") && m.params["arguments"].is_object() ? m.params["arguments"] : Json::object();
     if (m.params.contains("arguments") && !m.params["arguments"].is_object())
       return protocol_error(kInvalidParams, "Invalid params: arguments must be an object");
-    if (tool->long_poll) {
-      if (auto refused = refuse_arguments(tool->input_schema, args)) return ok(*refused);
-      return start_wait(ctx, m, args, std::move(respond));
-    }
-    return ok(call_tool(*ctx, *tool, args));
+    return call_tool(ctx, m, *tool, args, respond);
   }
-  if (method == "resources/list") return ok(resources_list(*ctx), true);
+  if (method == "resources/list")
+    return with_reply(ctx, m, respond, {"GET", "/api/v1/transcriptions", {{"limit", "50"}}, std::nullopt, std::nullopt},
+                      [m, respond](const RestReply& reply) { answer(m, respond, resources_of(reply), true); });
   if (method == "resources/templates/list")
     return ok({{"resourceTemplates", Json::array({{{"uriTemplate", "scribe://transcriptions/{id}"},
                                                    {"name", "transcript"},
@@ -387,18 +306,21 @@ void handle_message(std::shared_ptr<RequestContext> ctx, const Message& m, const
   if (method == "resources/read" || method == "resources/subscribe" || method == "resources/unsubscribe") {
     auto id = resource_id(m.params);
     if (!id) return protocol_error(kInvalidParams, "Invalid params: uri must be scribe://transcriptions/{id}");
-    auto reply = execute(*ctx, {"GET",
-                                "/api/v1/transcriptions/" + std::to_string(*id) + "/transcript",
-                                {{"format", "txt"}},
-                                std::nullopt,
-                                std::nullopt});
-    if (reply.status != 200)
-      return protocol_error(kInvalidParams,
-                            "Invalid params: no readable resource " + m.params["uri"].get<std::string>());
-    if (method != "resources/read") return ok(Json::object());  // nothing changes a completed transcript
-    Json r = {
-        {"contents", Json::array({{{"uri", m.params["uri"]}, {"mimeType", "text/plain"}, {"text", reply.body}}})}};
-    return ok(r, true);
+    const RestCall call{"GET",
+                        "/api/v1/transcriptions/" + std::to_string(*id) + "/transcript",
+                        {{"format", "txt"}},
+                        std::nullopt,
+                        std::nullopt};
+    return with_reply(ctx, m, respond, call, [m, respond](const RestReply& reply) {
+      const Json uri = m.params["uri"];
+      if (reply.status != 200)
+        return respond(refusal(Failure{200, m.id, kInvalidParams,
+                                       "Invalid params: no readable resource " + uri.get<std::string>(), nullptr}));
+      // Nothing changes a completed transcript: (un)subscribing is {}.
+      if (m.method != "resources/read") return answer(m, respond, Json::object());
+      answer(m, respond,
+             {{"contents", Json::array({{{"uri", uri}, {"mimeType", "text/plain"}, {"text", reply.body}}})}}, true);
+    });
   }
   if (method == "prompts/list") return ok({{"prompts", Json::array()}}, true);
   return protocol_error(kMethodNotFound, "Method not found: " + method, m.era == Era::Modern ? 404 : 200);

@@ -1,11 +1,14 @@
 #include "api/mcp/mcp_tools.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <exception>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 #include <variant>
@@ -331,26 +334,49 @@ std::variant<RestCall, Refusal> build_call(const Mapping& m, const Json& args) {
   return call;
 }
 
-using Runner = std::function<Json(const Json& arguments, const Execute& execute)>;
+using Runner = std::function<void(const Json& arguments, ToolCall call)>;
 
 Runner rest(Mapping m) {
-  return [m = std::move(m)](const Json& args, const Execute& execute) -> Json {
-    auto call = build_call(m, args);
-    if (auto* refusal = std::get_if<Refusal>(&call)) return std::move(refusal->result);
-    return result_of(execute(std::get<RestCall>(call)));
+  return [m = std::move(m)](const Json& args, ToolCall call) {
+    auto built = build_call(m, args);
+    if (auto* refusal = std::get_if<Refusal>(&built)) return call.done(std::move(refusal->result));
+    call.execute(std::get<RestCall>(built), [done = call.done](RestReply reply) { done(result_of(reply)); });
   };
 }
 
+// What a failure inside a tool (its own code or a continuation) returns.
+Json failed(const std::exception& e) {
+  if (dynamic_cast<const Json::exception*>(&e))
+    return error_result("internal_error", std::string("the REST reply could not be read: ") + e.what());
+  return error_result("internal_error", "the tool failed; call it again");
+}
+
 // Every run starts here: arguments must be an object (absent counts as {})
-// naming only the schema's properties, and a reply of an unexpected shape
-// becomes an error result rather than an exception.
+// naming only the schema's properties. The result goes out once, and a
+// reply of an unexpected shape becomes an error result rather than an
+// exception, whether the run or one of its continuations meets it (a
+// continuation may run on another thread, long after run returned).
 Runner guarded(const Json& input, Runner run) {
-  return [input, run = std::move(run)](const Json& arguments, const Execute& execute) -> Json {
-    if (auto refused = refuse_arguments(input, arguments)) return *refused;
+  return [input, run = std::move(run)](const Json& arguments, ToolCall call) {
+    if (auto refused = refuse_arguments(input, arguments)) return call.done(*refused);
+    auto once = std::make_shared<std::atomic<bool>>(false);
+    call.done = [once, done = std::move(call.done)](Json result) {
+      if (!once->exchange(true)) done(std::move(result));
+    };
+    call.execute = [execute = std::move(call.execute), done = call.done](const RestCall& rest, Then then) {
+      execute(rest, [then = std::move(then), done](RestReply reply) {
+        try {
+          then(std::move(reply));
+        } catch (const std::exception& e) {
+          done(failed(e));
+        }
+      });
+    };
+    auto done = call.done;
     try {
-      return run(arguments.is_null() ? Json::object() : arguments, execute);
-    } catch (const Json::exception& e) {
-      return error_result("internal_error", std::string("the REST reply could not be read: ") + e.what());
+      run(arguments.is_null() ? Json::object() : arguments, std::move(call));
+    } catch (const std::exception& e) {
+      done(failed(e));
     }
   };
 }
@@ -375,14 +401,7 @@ std::string title_or_default(const Json& title, int64_t transcription_id) {
   return "Transcription " + std::to_string(transcription_id);
 }
 
-Json run_search(const Json& args, const Execute& execute) {
-  auto query = argument(args, "query");
-  if (!query) return error_result("invalid_request", "query is required: the text to find, 2-200 characters");
-  RestCall call = get("/api/v1/search");
-  call.query.emplace_back("q", query_value(*query));
-  for (const char* name : {"transcription_ids", "limit", "offset"})
-    if (auto v = argument(args, name)) call.query.emplace_back(name, query_value(*v));
-  const RestReply reply = execute(call);
+Json search_result(const RestReply& reply) {
   if (!is_success(reply) || !reply.json.is_object()) return result_of(reply);
   const Json& page = reply.json;
   Json results = Json::array();
@@ -402,6 +421,17 @@ Json run_search(const Json& args, const Execute& execute) {
               {"offset", page.value("offset", Json())},
               {"has_more", page.value("has_more", Json())}};
   return success(out, compact(out));
+}
+
+void run_search(const Json& args, ToolCall call) {
+  auto query = argument(args, "query");
+  if (!query)
+    return call.done(error_result("invalid_request", "query is required: the text to find, 2-200 characters"));
+  RestCall rest = get("/api/v1/search");
+  rest.query.emplace_back("q", query_value(*query));
+  for (const char* name : {"transcription_ids", "limit", "offset"})
+    if (auto v = argument(args, name)) rest.query.emplace_back(name, query_value(*v));
+  call.execute(rest, [done = call.done](RestReply reply) { done(search_result(reply)); });
 }
 
 struct FetchId {
@@ -438,22 +468,8 @@ std::optional<FetchId> parse_fetch_id(const Json& v) {
   return id;
 }
 
-Json run_fetch(const Json& args, const Execute& execute) {
-  auto raw = argument(args, "id");
-  if (!raw) return error_result("invalid_request", "id is required: a search result id");
-  auto id = parse_fetch_id(*raw);
-  if (!id)
-    return error_result("invalid_request",
-                        "id must be a search result id, \"<transcription_id>\" or "
-                        "\"<transcription_id>#<start_seconds>\" (got " +
-                            compact(*raw) + ")");
-  const std::string base = "/api/v1/transcriptions/" + std::to_string(id->transcription_id);
-  const RestReply meta = execute(get(base));
-  if (!is_success(meta) || !meta.json.is_object()) return result_of(meta);
-  const RestReply transcript = execute(get(base + "/transcript", {{"format", "txt"}}));
-  if (!is_success(transcript)) return result_of(transcript);
-
-  const Json& t = meta.json;
+// The fetch result of a transcription's metadata and its transcript.
+Json fetch_result(const Json& raw, const FetchId& id, const Json& t, const std::string& transcript) {
   const std::string source = t.value("source", std::string());
   const Json source_url = t.value("url", Json());
   // Link sources point at the media (at the moment, for a moment id). The
@@ -461,40 +477,151 @@ Json run_fetch(const Json& args, const Execute& execute) {
   // API does not return here, so an upload has no url.
   Json url = nullptr;
   if (source_url.is_string() && !source_url.get<std::string>().empty()) {
-    url = id->start_seconds ? Json(deep_link("", id->transcription_id, source, source_url.get<std::string>(),
-                                             *id->start_seconds * 1000))
-                            : source_url;
+    url =
+        id.start_seconds
+            ? Json(deep_link("", id.transcription_id, source, source_url.get<std::string>(), *id.start_seconds * 1000))
+            : source_url;
   }
   const Json detected = t.value("detected_language", Json());
-  Json metadata = {{"transcription_id", id->transcription_id},
+  Json metadata = {{"transcription_id", id.transcription_id},
                    {"status", t.value("status", Json())},
                    {"source", source},
                    {"duration_seconds", t.value("duration_seconds", Json())},
                    {"language", detected.is_string() ? detected : t.value("language", Json())},
                    {"created_at", t.value("created_at", Json())}};
-  if (id->start_seconds) metadata["start_seconds"] = *id->start_seconds;
-  Json out = {{"id", raw->is_string() ? raw->get<std::string>() : std::to_string(id->transcription_id)},
-              {"title", title_or_default(t.value("title", Json()), id->transcription_id)},
-              {"text", transcript.body},
+  if (id.start_seconds) metadata["start_seconds"] = *id.start_seconds;
+  Json out = {{"id", raw.is_string() ? raw.get<std::string>() : std::to_string(id.transcription_id)},
+              {"title", title_or_default(t.value("title", Json()), id.transcription_id)},
+              {"text", transcript},
               {"url", std::move(url)},
               {"metadata", std::move(metadata)}};
   return success(out, compact(out));
 }
 
+// Two calls, the second the continuation of the first.
+void run_fetch(const Json& args, ToolCall call) {
+  auto raw = argument(args, "id");
+  if (!raw) return call.done(error_result("invalid_request", "id is required: a search result id"));
+  auto id = parse_fetch_id(*raw);
+  if (!id)
+    return call.done(error_result("invalid_request",
+                                  "id must be a search result id, \"<transcription_id>\" or "
+                                  "\"<transcription_id>#<start_seconds>\" (got " +
+                                      compact(*raw) + ")"));
+  const std::string base = "/api/v1/transcriptions/" + std::to_string(id->transcription_id);
+  call.execute(get(base), [call, raw = *raw, id = *id, base](RestReply meta) {
+    if (!is_success(meta) || !meta.json.is_object()) return call.done(result_of(meta));
+    call.execute(get(base + "/transcript", {{"format", "txt"}}),
+                 [done = call.done, raw, id, meta = std::move(meta.json)](RestReply transcript) {
+                   if (!is_success(transcript)) return done(result_of(transcript));
+                   done(fetch_result(raw, id, meta, transcript.body));
+                 });
+  });
+}
+
 // getSubtitles: the REST reply is the file itself, so the text block is the
 // file and structuredContent says what it is.
 Runner subtitles(Mapping m) {
-  return [m = std::move(m)](const Json& args, const Execute& execute) -> Json {
-    auto call = build_call(m, args);
-    if (auto* refusal = std::get_if<Refusal>(&call)) return std::move(refusal->result);
-    const RestReply reply = execute(std::get<RestCall>(call));
-    if (!is_success(reply)) return result_of(reply);
+  return [m = std::move(m)](const Json& args, ToolCall call) {
+    auto built = build_call(m, args);
+    if (auto* refusal = std::get_if<Refusal>(&built)) return call.done(std::move(refusal->result));
     auto format = argument(args, "format");
-    Json out = {{"format", format && format->is_string() ? *format : Json("srt")},
-                {"content_type", reply.content_type},
-                {"text", reply.body}};
-    return success(std::move(out), reply.body);
+    Json name = format && format->is_string() ? *format : Json("srt");
+    call.execute(std::get<RestCall>(built), [done = call.done, name](RestReply reply) {
+      if (!is_success(reply)) return done(result_of(reply));
+      Json out = {{"format", name}, {"content_type", reply.content_type}, {"text", reply.body}};
+      done(success(std::move(out), reply.body));
+    });
   };
+}
+
+// ---------------------------------------------------------------------------
+// waitForTranscription: GET .../wait in slices of at most 10 s until the job
+// is no longer processing or timeout_seconds is spent, with the caller told
+// of the progress between slices. Each slice is the REST long-poll, which
+// holds no thread, and what follows a slice is its continuation, so nothing
+// waits on a thread of the server in between.
+
+constexpr int64_t kWaitSliceSeconds = 10;
+
+struct Waiting {
+  ToolCall call;
+  int64_t transcription_id = 0;
+  std::optional<std::string> include;
+  int64_t timeout_seconds = 0;
+  std::chrono::steady_clock::time_point started, deadline;
+  int64_t last_progress = 0;
+};
+
+void wait_slice(const std::shared_ptr<Waiting>& w);
+
+void after_slice(const std::shared_ptr<Waiting>& w, const RestReply& reply, int64_t slice,
+                 std::chrono::steady_clock::time_point slice_started) {
+  using namespace std::chrono;
+  const bool timed_out = reply.status == 200 && reply.json.is_object() && reply.json.value("_timed_out", false);
+  const auto now = steady_clock::now();
+  const bool spent = now + milliseconds(500) >= w->deadline;
+  // A slice that timed out long before its length was cut short (the
+  // server is stopping its waits): answer now rather than spin.
+  const bool cut_short = timed_out && now - slice_started < seconds(slice) / 2;
+  if (!timed_out || spent || cut_short) return w->call.done(result_of(reply));
+  if (w->call.progress) {
+    // Seconds waited so far; progress must increase from one notification to the next.
+    const int64_t elapsed = std::max<int64_t>(w->last_progress + 1, duration_cast<seconds>(now - w->started).count());
+    w->last_progress = elapsed;
+    std::string what = "status " + (reply.json.contains("status") && reply.json["status"].is_string()
+                                        ? reply.json["status"].get<std::string>()
+                                        : std::string("?"));
+    if (reply.json.contains("stage") && reply.json["stage"].is_string())
+      what += ", stage " + reply.json["stage"].get<std::string>();
+    // The caller went away (closed its event stream): stop waiting.
+    if (!w->call.progress(elapsed, w->timeout_seconds, what + "; still waiting")) return w->call.done(result_of(reply));
+  }
+  wait_slice(w);
+}
+
+void wait_slice(const std::shared_ptr<Waiting>& w) {
+  using namespace std::chrono;
+  const int64_t left = ceil<seconds>(w->deadline - steady_clock::now()).count();
+  const int64_t slice = std::clamp<int64_t>(left, 1, kWaitSliceSeconds);
+  RestCall rest = get("/api/v1/transcriptions/" + std::to_string(w->transcription_id) + "/wait",
+                      {{"timeout", std::to_string(slice)}});
+  if (w->include) rest.query.emplace_back("include", *w->include);
+  const auto slice_started = steady_clock::now();
+  w->call.execute(rest, [w, slice, slice_started](RestReply reply) { after_slice(w, reply, slice, slice_started); });
+}
+
+void run_wait(const Json& args, ToolCall call) {
+  auto raw = argument(args, "id");
+  auto id = raw ? positive_integer(*raw) : std::nullopt;
+  if (!id)
+    return call.done(error_result("invalid_request", "id is required: the transcription id, an integer >= 1" +
+                                                         (raw ? " (got " + compact(*raw) + ")" : std::string())));
+  int64_t timeout = limits::kWaitTimeoutDefaultSeconds;
+  if (auto t = argument(args, "timeout_seconds")) {
+    // Clamped into 1-45, as /wait clamps its timeout.
+    auto whole =
+        t->is_number_integer() || t->is_number_float() ? std::optional<double>(t->get<double>()) : std::nullopt;
+    if (!whole || !std::isfinite(*whole) || std::floor(*whole) != *whole)
+      return call.done(error_result("invalid_request", "timeout_seconds must be an integer 1-45"));
+    timeout = static_cast<int64_t>(
+        std::clamp<double>(*whole, limits::kWaitTimeoutMinSeconds, limits::kWaitTimeoutMaxSeconds));
+  }
+  auto w = std::make_shared<Waiting>();
+  if (auto include = argument(args, "include")) {
+    // A list (the tool's schema) or a comma list, as /wait takes it.
+    if (!include->is_string() && !include->is_array())
+      return call.done(
+          error_result("invalid_request",
+                       "include must be a list of chapters, acts, sections, qna, segments, posting_chapters or all"));
+    w->include = query_value(*include);
+  }
+  w->call = std::move(call);
+  w->transcription_id = *id;
+  w->timeout_seconds = timeout;
+  w->started = std::chrono::steady_clock::now();
+  w->deadline = w->started + std::chrono::seconds(timeout);
+  wait_slice(w);
 }
 
 // ---------------------------------------------------------------------------
@@ -505,7 +632,7 @@ struct Flags {
   bool destructive = false;
   bool idempotent = false;
   bool open_world = false;
-  bool long_poll = false;
+  bool reports_progress = false;
 };
 
 Tool make(std::string name, std::string title, std::string description, Json input, Json output, Flags flags,
@@ -521,7 +648,7 @@ Tool make(std::string name, std::string title, std::string description, Json inp
   t.destructive = flags.destructive;
   t.idempotent = flags.idempotent;
   t.open_world = flags.open_world;
-  t.long_poll = flags.long_poll;
+  t.reports_progress = flags.reports_progress;
   return t;
 }
 
@@ -695,12 +822,7 @@ std::vector<Tool> build() {
                                      "default none: the metadata only.")}},
             {"id"}),
         output_schema(std::move(output), "The transcription (and the included parts) plus `_timed_out`."),
-        Flags{.read_only = true, .idempotent = true, .long_poll = true},
-        // The MCP handler runs this tool itself (a long-poll holding no
-        // thread); this is the same request made the blocking way.
-        rest({.method = "GET",
-              .path = tid + "/wait",
-              .query = {{"timeout_seconds", "timeout"}, {"include", "include"}}})));
+        Flags{.read_only = true, .idempotent = true, .reports_progress = true}, run_wait));
   }
 
   out.push_back(make(

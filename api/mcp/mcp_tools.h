@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -32,7 +33,23 @@ struct RestReply {
   Json json;         // parsed body when it is JSON, else null
 };
 
-using Execute = std::function<RestReply(const RestCall&)>;
+// Runs a REST call and hands its reply to `then`: before execute returns for
+// a synchronous route, later and from another thread for a long-poll (GET
+// .../wait, a clip with `wait`). Nothing waits for a reply: what comes after
+// a call is its continuation.
+using Then = std::function<void(RestReply)>;
+using Execute = std::function<void(const RestCall&, Then)>;
+
+// What a running tool is given.
+struct ToolCall {
+  Execute execute;
+  // Tells the caller how far a long wait has come (notifications/progress);
+  // null when the caller did not ask to be told. Returns false once the
+  // caller has gone away: the tool then finishes at once.
+  std::function<bool(int64_t progress, int64_t total, const std::string& message)> progress;
+  // The CallToolResult; called exactly once.
+  std::function<void(Json result)> done;
+};
 
 struct Tool {
   std::string name;
@@ -44,16 +61,17 @@ struct Tool {
   bool destructive = false;
   bool idempotent = false;
   bool open_world = false;
-  // waitForTranscription: the MCP handler runs it (a long-poll that holds no
-  // thread, with progress notifications). Its `run` still works, as the same
-  // GET .../wait made the blocking way, but the handler does not use it.
-  bool long_poll = false;
-  // Runs the tool: shapes `arguments` into REST calls through `execute` and
-  // the replies into a CallToolResult {content, structuredContent, isError}.
-  // A REST error becomes isError: true carrying the REST error code and
-  // message; bad arguments that the REST API would not see (a missing id)
-  // too. Never throws for a tool-level failure.
-  std::function<Json(const Json& arguments, const Execute& execute)> run;
+  // The tool waits in long-polls and reports progress between them
+  // (waitForTranscription): asked with a progressToken, the MCP handler
+  // answers with an event stream at once and sends the progress on it.
+  bool reports_progress = false;
+  // Runs the tool: shapes `arguments` into REST calls through `call.execute`
+  // and their replies into a CallToolResult {content, structuredContent,
+  // isError} handed to `call.done`. A REST error becomes isError: true
+  // carrying the REST error code and message; bad arguments that the REST
+  // API would not see (a missing id) too, and so does a reply that cannot be
+  // read. Never throws for a tool-level failure.
+  std::function<void(const Json& arguments, ToolCall call)> run;
 };
 
 const std::vector<Tool>& tools();

@@ -3,24 +3,25 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <thread>
 
 namespace scribe::api::mcp {
 namespace {
 
 // A stand-in for the handler's `execute`: records every call and answers
-// from a queue (200 {} once the queue is empty). The tools are pure mapping,
-// so this is all they need.
+// from a queue (200 {} once the queue is empty), at once, as a synchronous
+// route does. The tools are pure mapping, so this is all they need.
 struct FakeRest {
   std::vector<RestCall> calls;
   std::vector<RestReply> replies;
 
   Execute execute() {
-    return [this](const RestCall& call) {
+    return [this](const RestCall& call, const Then& then) {
       calls.push_back(call);
-      if (replies.empty()) return json_reply(200, Json::object());
+      if (replies.empty()) return then(json_reply(200, Json::object()));
       RestReply r = replies.front();
       replies.erase(replies.begin());
-      return r;
+      then(r);
     };
   }
 
@@ -33,11 +34,20 @@ struct FakeRest {
   }
 };
 
+// Runs a tool whose replies come at once; its result, which must have come
+// exactly once by the time run returns.
 Json run(const std::string& name, const Json& args, FakeRest& rest) {
   const Tool* tool = find_tool(name);
   EXPECT_NE(tool, nullptr) << name;
   if (!tool) return nullptr;
-  return tool->run(args, rest.execute());
+  int results = 0;
+  Json result;
+  tool->run(args, ToolCall{rest.execute(), nullptr, [&](Json r) {
+                             ++results;
+                             result = std::move(r);
+                           }});
+  EXPECT_EQ(results, 1) << name;
+  return result;
 }
 
 std::string error_code(const Json& result) {
@@ -155,7 +165,7 @@ TEST(McpTools, AnnotationsFollowWhatTheRestCallDoes) {
     EXPECT_EQ(t.read_only, read_only.count(t.name) == 1) << t.name;
     EXPECT_EQ(t.destructive, t.name == "deleteTranscription") << t.name;
     EXPECT_EQ(t.open_world, t.name == "transcribe" || t.name == "getQuote") << t.name;
-    EXPECT_EQ(t.long_poll, t.name == "waitForTranscription") << t.name;
+    EXPECT_EQ(t.reports_progress, t.name == "waitForTranscription") << t.name;
     EXPECT_TRUE(!t.read_only || t.idempotent) << t.name;
   }
   EXPECT_TRUE(find_tool("deleteTranscription")->idempotent);
@@ -227,11 +237,12 @@ TEST(McpTools, EachToolMakesItsRestCall) {
         {"qna_source", "system"}},
        std::nullopt,
        std::nullopt},
+      // The first slice of the wait: the reply ({}, no _timed_out) ends it.
       {"waitForTranscription",
        {{"id", 7}, {"timeout_seconds", 45}, {"include", {"all"}}},
        "GET",
        "/api/v1/transcriptions/7/wait",
-       {{"timeout", "45"}, {"include", "all"}},
+       {{"timeout", "10"}, {"include", "all"}},
        std::nullopt,
        std::nullopt},
       {"getTranscriptionTimestamps",
@@ -381,7 +392,7 @@ TEST(McpTools, AMissingOrIllTypedIdIsRefusedWithoutACall) {
       FakeRest rest;
       Json a = args;
       if (t.name == "askTranscription") a["question"] = "why?";
-      const Json result = t.run(a, rest.execute());
+      const Json result = run(t.name, a, rest);
       EXPECT_EQ(result["isError"], true) << t.name << " " << a.dump();
       EXPECT_EQ(error_code(result), "invalid_request") << t.name << " " << a.dump();
       EXPECT_TRUE(rest.calls.empty()) << t.name << " " << a.dump();
@@ -640,6 +651,86 @@ TEST(McpTools, FetchRefusesBadIdsAndPassesRestErrorsOn) {
   EXPECT_EQ(r["isError"], true);
   EXPECT_EQ(error_code(r), "not_ready");
   EXPECT_EQ(r["structuredContent"]["error"]["reason"], "transcription_processing");
+}
+
+// A long-poll's reply comes later, from another thread: a tool returns from
+// run without it, and finishes from the reply. fetch's second call is the
+// continuation of its first reply.
+TEST(McpTools, ToolsRunAsContinuationsOfTheirReplies) {
+  std::vector<RestCall> calls;
+  std::vector<Then> pending;
+  Execute deferred = [&](const RestCall& call, const Then& then) {
+    calls.push_back(call);
+    pending.push_back(then);
+  };
+  int results = 0;
+  Json result;
+  auto done = [&](Json r) {
+    ++results;
+    result = std::move(r);
+  };
+  find_tool("getClip")->run({{"id", 42}, {"clip_id", 9}, {"wait", 45}}, ToolCall{deferred, nullptr, done});
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].path, "/api/v1/transcriptions/42/clips/9");
+  EXPECT_EQ(calls[0].query, (Query{{"wait", "45"}}));
+  EXPECT_EQ(results, 0);
+  std::thread([&] { pending[0](FakeRest::json_reply(200, {{"id", 9}, {"status", "completed"}})); }).join();
+  EXPECT_EQ(results, 1);
+  EXPECT_EQ(result["structuredContent"]["status"], "completed");
+
+  calls.clear();
+  pending.clear();
+  results = 0;
+  find_tool("fetch")->run({{"id", "42"}}, ToolCall{deferred, nullptr, done});
+  ASSERT_EQ(calls.size(), 1u);
+  pending[0](FakeRest::json_reply(200, kVideoTranscription));
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[1].path, "/api/v1/transcriptions/42/transcript");
+  EXPECT_EQ(results, 0);
+  pending[1](FakeRest::text_reply(200, "text/plain", kTranscript));
+  EXPECT_EQ(results, 1);
+  EXPECT_EQ(result["structuredContent"]["text"], kTranscript);
+
+  // A reply of an unexpected shape, met in a continuation, is an error result.
+  calls.clear();
+  pending.clear();
+  results = 0;
+  find_tool("search")->run({{"query", "budget"}}, ToolCall{deferred, nullptr, done});
+  pending[0](FakeRest::json_reply(200, {{"hits", {{{"transcription_id", "x"}}}}}));
+  EXPECT_EQ(results, 1);
+  EXPECT_EQ(error_code(result), "internal_error");
+}
+
+TEST(McpTools, WaitForTranscriptionWaitsInSlicesOfTheWaitRoute) {
+  // Finished in the first slice: its reply is the result.
+  FakeRest rest;
+  rest.replies.push_back(FakeRest::json_reply(200, {{"id", 7}, {"status", "completed"}, {"_timed_out", false}}));
+  Json r = run("waitForTranscription", {{"id", 7}, {"timeout_seconds", 3}, {"include", "chapters,qna"}}, rest);
+  EXPECT_EQ(r["structuredContent"]["status"], "completed");
+  ASSERT_EQ(rest.calls.size(), 1u);
+  EXPECT_EQ(rest.calls[0].path, "/api/v1/transcriptions/7/wait");
+  EXPECT_EQ(rest.calls[0].query, (Query{{"timeout", "3"}, {"include", "chapters,qna"}}));
+  // A slice that timed out at once was cut short (the server stopping its
+  // waits): answered as it is, with no second slice and no progress.
+  FakeRest stopping;
+  stopping.replies.push_back(FakeRest::json_reply(200, {{"id", 7}, {"status", "processing"}, {"_timed_out", true}}));
+  int progress = 0;
+  Json result;
+  find_tool("waitForTranscription")
+      ->run({{"id", 7}, {"timeout_seconds", 100}},
+            ToolCall{stopping.execute(), [&](int64_t, int64_t, const std::string&) { return ++progress > 0; },
+                     [&](Json j) { result = std::move(j); }});
+  EXPECT_EQ(result["structuredContent"]["_timed_out"], true);
+  ASSERT_EQ(stopping.calls.size(), 1u);
+  EXPECT_EQ(stopping.calls[0].query, (Query{{"timeout", "10"}}));  // 100 clamped to 45, sliced to 10
+  EXPECT_EQ(progress, 0);
+  // Arguments the route would not see are refused without a call.
+  for (const Json& args : {Json{{"id", 7}, {"timeout_seconds", "soon"}}, Json{{"id", 7}, {"timeout_seconds", 1.5}},
+                           Json{{"id", 7}, {"include", 3}}, Json{{"id", "7"}}}) {
+    FakeRest none;
+    EXPECT_EQ(error_code(run("waitForTranscription", args, none)), "invalid_request") << args.dump();
+    EXPECT_TRUE(none.calls.empty()) << args.dump();
+  }
 }
 
 }  // namespace
