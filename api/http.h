@@ -17,6 +17,17 @@
 // no Beast types, so handlers compile fast and are easy to test.
 namespace scribe::api {
 
+// Where a streamed request body goes instead of a plain file, when a route
+// reads its body as it arrives (a multipart form, parsed and hashed on the
+// way to disk: api/openai/form_upload.h). The server calls write() with each
+// piece in order, on its I/O thread, so it must be quick; false stops the
+// read (the request then reaches the handler with body_state "interrupted").
+class BodySink {
+ public:
+  virtual ~BodySink() = default;
+  virtual bool write(const char* data, std::size_t n) = 0;
+};
+
 struct Request {
   std::string method;
   std::string target;                                      // path and query as received
@@ -34,6 +45,8 @@ struct Request {
   std::string body_file;
   int64_t body_bytes = 0;
   std::string body_state;
+  // The StreamPlan's sink, when the body went to one instead of body_file.
+  std::shared_ptr<BodySink> body_sink;
 
   std::optional<std::string> header(const std::string& lower_name) const;
   std::optional<std::string> query_param(std::string_view name) const;
@@ -115,3 +128,5 @@ bool parse_target(const std::string& target, std::string& path,
                   std::vector<std::pair<std::string, std::string>>& query);
 
 }  // namespace scribe::api
+  // Set: the body is handed to this sink and `file` is not opened by the server.
+  std::shared_ptr<BodySink> sink;

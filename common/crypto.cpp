@@ -34,6 +34,29 @@ std::string sha256_hex(std::string_view data) {
   return to_hex(digest, len);
 }
 
+struct Sha256::Ctx {
+  EVP_MD_CTX* md = EVP_MD_CTX_new();
+  ~Ctx() { EVP_MD_CTX_free(md); }
+};
+
+Sha256::Sha256() : ctx_(std::make_unique<Ctx>()) {
+  if (!ctx_->md || EVP_DigestInit_ex(ctx_->md, EVP_sha256(), nullptr) != 1)
+    throw std::runtime_error("EVP_DigestInit_ex failed");
+}
+
+Sha256::~Sha256() = default;
+
+void Sha256::update(std::string_view data) {
+  if (EVP_DigestUpdate(ctx_->md, data.data(), data.size()) != 1) throw std::runtime_error("EVP_DigestUpdate failed");
+}
+
+std::string Sha256::hex() {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_DigestFinal_ex(ctx_->md, digest, &len) != 1) throw std::runtime_error("EVP_DigestFinal_ex failed");
+  return to_hex(digest, len);
+}
+
 std::string hmac_sha256_hex(std::string_view key, std::string_view data) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
