@@ -153,8 +153,19 @@ std::optional<std::string> shorten_at_word(std::string_view text, std::size_t ma
 // Control characters become spaces, runs of ASCII whitespace one space, ends trimmed:
 // a title with a line break would otherwise break a line-based list.
 std::string collapse_whitespace(std::string_view s);
-// Removes every whitespace-separated token holding a link (http://, https://,
-// or starting with www.) from collapsed text; returns how many.
+// Whether a word (text without whitespace) holds something a platform would
+// render as a link, judged on its Unicode-folded form: a URL of any scheme
+// ("ftp://..."), a scheme token followed by something ("mailto:a@b.c",
+// "javascript:...", "data:...", "tel:..."), a "www." host, a domain name
+// ending in a known top-level domain, with or without a path, port or query
+// ("evil.com/path", "evil.co.uk", "café.de:8080"), or an e-mail address.
+// Ordinary dotted words are not: "e.g.", "3.5", "Mr.", "Node.js",
+// "talk.mp3", "JavaScript:" (nothing after the colon). A word ending in a
+// real top-level domain is, as platforms would link it: "ASP.NET",
+// "clip.mov", "Socket.IO" (posting_formats_links.cpp has the table).
+bool holds_link(std::string_view word);
+// Removes every word holding a link from collapsed text (words are separated
+// by ASCII whitespace and the Unicode spaces); returns how many.
 int strip_urls(std::string& text);
 // Removes the '#' of every token "#word" (a letter after the '#', so "#1" and
 // "C#" stay) from collapsed text; returns how many.

@@ -14,11 +14,12 @@
 namespace scribe::posting {
 namespace {
 
-const std::vector<std::string> kWords = {"budget",   "Café",    "über",   "Straße",
-                                         "naïve",    "日本語",  "résumé", "the",
-                                         "plan",     "#growth", "C#",     "—",
-                                         "2025",     "😀",       "a",      "x",
-                                         "long-ish", "phrase,", "end.",   "Donaudampfschifffahrtsgesellschaft"};
+const std::vector<std::string> kWords = {"budget", "Café", "über", "Straße", "naïve", "日本語", "résumé", "the", "plan",
+                                         "#growth", "C#", "—", "2025", "😀", "a", "x", "long-ish", "phrase,", "end.",
+                                         "Donaudampfschifffahrtsgesellschaft",
+                                         // Dotted words that are not links, and links of every kind.
+                                         "e.g.", "3.5", "Mr.", "Node.js", "evil.com/path", "ftp://x.y/z",
+                                         "javascript:alert", "me@evil.co.uk", "www.x.org", "evil.co.uk"};
 
 std::string random_text(std::mt19937& rng, int max_words) {
   std::uniform_int_distribution<int> count(0, max_words);
@@ -107,6 +108,8 @@ TEST(PostingProperties, RandomInputsStayWithinTheRules) {
           EXPECT_TRUE(out.text.starts_with(format_timestamp(0, p.timestamps) + " ")) << where;
         }
         EXPECT_TRUE(p.allows_urls || out.text.find("http") == std::string::npos) << where;
+        // A format without links shows no word a platform would link.
+        for (const auto& shown : words_of(out.text)) EXPECT_TRUE(p.allows_urls || !holds_link(shown)) << where;
         // No word is ever cut: each shown word is a word of the input (less
         // any '#' removed), or one the renderer makes itself.
         for (const auto& shown : words_of(out.text)) {

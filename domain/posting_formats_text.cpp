@@ -18,12 +18,6 @@ bool starts_with_ci(std::string_view s, std::size_t at, std::string_view prefix)
   return to_lower(s.substr(at, prefix.size())) == prefix;
 }
 
-bool is_link_token(std::string_view token) {
-  const std::string lower = to_lower(token);
-  return lower.find("http://") != std::string::npos || lower.find("https://") != std::string::npos ||
-         lower.starts_with("www.");
-}
-
 // The code point starting at s[i]; advances i past it. A byte that does not
 // start a well-formed sequence counts as one code point of its own, so a
 // malformed title is measured rather than refused.
@@ -116,7 +110,9 @@ std::size_t weighted_length(std::string_view text, const Weights& w) {
   std::size_t i = 0;
   while (i < text.size()) {
     // A link starts where a word may start (not inside "xhttp://"), and the
-    // platform counts it whole up to the next whitespace.
+    // platform counts it whole up to the next whitespace. Only the links the
+    // short-post platform shortens count so (http(s) and www.); what the
+    // link-free formats remove (holds_link) is wider on purpose.
     const bool word_start = i == 0 || !is_ascii_alnum(text[i - 1]);
     if (w.url_weight > 0 && word_start &&
         (starts_with_ci(text, i, "http://") || starts_with_ci(text, i, "https://") ||
@@ -162,27 +158,6 @@ std::string collapse_whitespace(std::string_view s) {
     out.push_back(c);
   }
   return out;
-}
-
-int strip_urls(std::string& text) {
-  std::string out;
-  int removed = 0;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    while (i < text.size() && is_ascii_space(text[i])) ++i;
-    const std::size_t start = i;
-    while (i < text.size() && !is_ascii_space(text[i])) ++i;
-    const std::string_view token = std::string_view(text).substr(start, i - start);
-    if (token.empty()) break;
-    if (is_link_token(token)) {
-      ++removed;
-      continue;
-    }
-    if (!out.empty()) out.push_back(' ');
-    out += token;
-  }
-  if (removed > 0) text = std::move(out);
-  return removed;
 }
 
 int strip_hashtags(std::string& text) {

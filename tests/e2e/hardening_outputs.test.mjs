@@ -1,0 +1,116 @@
+// Hardening of three outputs, end to end through the real server:
+//  - the link-free posting formats (photo_caption, professional_post) of GET
+//    .../timestamps carry no link of any kind, from a title (recording
+//    metadata) or a file name, and keep ordinary dotted words;
+//  - POST .../timestamps/regenerate refuses a refine_prompt whose injection
+//    marker hides behind Unicode spaces, tabs, newlines, repeated spaces,
+//    invisible characters or compatibility forms, with the very error of the
+//    plain marker;
+//  - a big clip file (a real render of a noise video, tens of MB) is served
+//    whole and by ranges byte for byte, at most N downloads of one clip file
+//    run at once (the excess is 429 rate_limited), and slow downloads do not
+//    hold the file in the server's memory.
+import test, { before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { startServer, newAccount, curl, envelope, finished, clipFinished, OBJECTS } from './harness.mjs';
+import { dialogue, convert, seconds, MEDIA_DIR } from './media.mjs';
+
+// At most this many downloads of one clip file at once (domain/limits.h
+// kClipFileDownloadsAtOnce, documented under GET /clips/files/...).
+const DOWNLOADS_AT_ONCE = 6;
+
+const ENV = { SCRIBE_WORKER_POLL_MS: '100', SCRIBE_RATE_LIMIT_PER_MINUTE: '100000', SCRIBE_CLIP_SLOTS: '1' };
+
+// A title as recording metadata, and a file name, full of links of every
+// kind among ordinary dotted words.
+const LINKY_TITLE = 'Mr. Smith on Node.js 3.5, e.g. evil.com/path ftp://files.example.net/x javascript:alert(1) ' +
+  'mailto:me@evil.co.uk evil.co.uk me@evil.io WWW.EVIL.ORG \uFF45\uFF56\uFF49\uFF4C\uFF0E\uFF43\uFF4F\uFF4D';
+const LINKY_FILENAME = 'Budget talk evil.co.uk data:text/html,x sftp://h.example.org e.g. v2.0 talk.wav';
+const LINK_PARTS = ['evil', 'ftp', 'javascript', 'mailto', '@', 'www', 'WWW', 'example', 'data:', '\uFF45\uFF56'];
+
+let server, acc;
+const titled = {}; // an upload whose metadata title is LINKY_TITLE
+const named = {}; // an upload titled by its file name, LINKY_FILENAME
+const noisy = {}; // an upload of a noise video with speech: the big clip's source
+let big; // {clip, url, path, bytes}: the rendered clip file
+
+const api = (path, opts = {}) => curl(`${server.url}/api/v1${path}`, { key: acc.key, ...opts });
+
+async function upload(path, contentType, filename) {
+  const t = await api('/uploads', { method: 'POST',
+    body: { filename, content_type: contentType, file_size: statSync(path).size } });
+  assert.equal(t.status, 200, t.body);
+  const up = await curl(t.json.upload_url, { method: 'PUT', headers: { 'Content-Type': contentType },
+    rawArgs: ['--data-binary', `@${path}`] });
+  assert.equal(up.status, 200, up.body);
+  return t.json.upload_id;
+}
+
+async function transcribe(fx, path, contentType, filename) {
+  const res = await api('/transcriptions', { method: 'POST', body: { source: 'upload',
+    upload_id: await upload(path, contentType, filename), original_filename: filename,
+    duration_seconds: seconds(path) } });
+  assert.equal(res.status, 202, res.body);
+  fx.id = res.json.id;
+}
+
+// A video of uniform noise (which no encoder can shrink) with `audio` as its
+// sound: its clip renders to a file of tens of MB in seconds.
+function noiseVideo(audio, name) {
+  const out = join(MEDIA_DIR, name);
+  execFileSync('ffmpeg', ['-y', '-loglevel', 'error', '-f', 'lavfi', '-i',
+    "nullsrc=s=640x360:r=30,geq=lum='random(1)*255':cb='random(2)*255':cr='random(3)*255'", '-i', audio,
+    '-map', '0:v', '-map', '1:a', '-c:v', 'libx264', '-preset', 'ultrafast', '-crf', '20', '-pix_fmt', 'yuv420p',
+    '-c:a', 'aac', '-shortest', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+  return out;
+}
+
+before(async () => {
+  const speech = dialogue([
+    { voice: 'slt', text: 'The harbour opens at six and the ferry leaves at seven every morning.' },
+    { voice: 'rms', text: 'Tickets are sold on board, and children under five travel for free.' },
+  ], 'hardening-speech');
+  const withTitle = convert(speech, 'hardening-titled.wav', ['-metadata', `title=${LINKY_TITLE}`]);
+  const video = noiseVideo(speech, 'hardening-noise.mp4');
+  server = await startServer({ workers: true, extraEnv: ENV });
+  acc = newAccount({ balance: 5 });
+  await transcribe(titled, withTitle, 'audio/wav', 'plain-name.wav');
+  await transcribe(named, speech, 'audio/wav', LINKY_FILENAME);
+  await transcribe(noisy, video, 'video/mp4', 'noise.mp4');
+  for (const fx of [titled, named, noisy]) {
+    const done = await finished(server, acc.key, fx.id, { limitSeconds: 600 });
+    assert.equal(done.status, 'completed', JSON.stringify(done.error));
+    fx.row = (await api(`/transcriptions/${fx.id}`)).json;
+  }
+});
+after(async () => { await server?.stop(); });
+
+// --- item 5: link-free posting formats ---------------------------------------
+
+test('photo_caption and professional_post carry no link of any kind from a title or a file name', async () => {
+  assert.equal(titled.row.title, LINKY_TITLE, 'the metadata title is the transcription title');
+  assert.equal(named.row.title, LINKY_FILENAME, 'the file name is the transcription title');
+  for (const fx of [titled, named]) {
+    for (const format of ['photo_caption', 'professional_post']) {
+      const res = await api(`/transcriptions/${fx.id}/timestamps?format=${format}`);
+      assert.equal(res.status, 200, res.body);
+      const { text, warnings, items_used: used } = res.json;
+      assert.ok(used >= 1, `${format}: no chapter of ${fx.id}: ${res.body}`);
+      for (const part of LINK_PARTS) assert.ok(!text.includes(part), `${format} shows '${part}': ${text}`);
+      const heading = text.split('\n')[0];
+      if (fx === titled) assert.equal(heading, 'Mr. Smith on Node.js 3.5, e.g.', `${format}: ${text}`);
+      else assert.equal(heading, 'Budget talk e.g. v2.0 talk.wav', `${format}: ${text}`);
+      assert.ok(warnings.some((w) => w === `removed a link from the heading: ${format} allows no URLs`),
+        `${format}: ${JSON.stringify(warnings)}`);
+    }
+    // A format that allows links shows the title as it is.
+    const post = await api(`/transcriptions/${fx.id}/timestamps?format=thread_post`);
+    assert.equal(post.status, 200, post.body);
+    assert.ok(post.json.text.includes(fx.row.title), post.json.text);
+  }
+});
