@@ -1,6 +1,7 @@
 #include "domain/refine_prompt.h"
 
 #include "common/text.h"
+#include "common/unicode_fold.h"
 
 namespace scribe::refine_prompt {
 
@@ -57,9 +58,17 @@ bool contains_marker(const std::string& text, std::string_view m) {
 }  // namespace
 
 std::optional<std::string> injection_marker(std::string_view prompt) {
-  const std::string lower = to_lower(prompt);
+  // A model reads through spacing and spelling: "ignore<NBSP>previous",
+  // "ignore\n\tprevious", "ｉｇｎｏｒｅ previous" and "ig<ZWSP>nore previous"
+  // are all the marker. So the prompt is matched in its folded form
+  // (common/unicode_fold.h: compatibility forms to ASCII, case folded, every
+  // whitespace run one space), twice: with invisible characters dropped (one
+  // inside a word) and with them as spaces (one between two words, which a
+  // reader sees as run together or apart, depending on the renderer).
+  const std::string dropped = unicode::fold(prompt, unicode::Invisible::kDrop);
+  const std::string spaced = unicode::fold(prompt, unicode::Invisible::kSpace);
   for (auto m : injection_markers())
-    if (contains_marker(lower, m)) return std::string(m);
+    if (contains_marker(dropped, m) || contains_marker(spaced, m)) return std::string(m);
   return std::nullopt;
 }
 

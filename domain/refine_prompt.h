@@ -10,8 +10,11 @@
 // chat adapter is configured, so instructions aimed at a model are refused.
 namespace scribe::refine_prompt {
 
-// The markers refused, matched case-insensitively: a marker made of words as
-// whole words ("act as" is not in "the fact as stated"), a delimiter anywhere.
+// The markers refused, matched in the prompt's folded form (compatibility
+// forms such as fullwidth letters and ligatures as their ASCII, case folded,
+// any run of whitespace, Unicode spaces included, as one space, invisible
+// characters dropped or taken as a space): a marker made of words as whole
+// words ("act as" is not in "the fact as stated"), a delimiter anywhere.
 // Documented in the OpenAPI document under the regenerate endpoint.
 const std::vector<std::string_view>& injection_markers();
 
