@@ -243,7 +243,7 @@ void ApiApp::execute(std::shared_ptr<RequestContext> ctx, const Route& route,
                       " asks or regenerations running; retry after " +
                       std::to_string(limits::kLongRequestsRetryAfterSeconds) + " s",
                   {{"reason", "long_requests_in_flight"}, {"retry_after", limits::kLongRequestsRetryAfterSeconds}});
-    if (ctx->req.method == "POST" && ctx->principal && !route.own_protocol && !route.keeps_no_responses) {
+    if (ctx->req.method == "POST" && ctx->principal && !route.own_protocol) {
       if (auto key = ctx->req.header("idempotency-key")) {
         auto outcome = Idempotency::begin(ctx->db(), ctx->principal->idempotency_principal(), *key, ctx->req);
         if (auto* cached = std::get_if<Response>(&outcome)) {
@@ -253,6 +253,7 @@ void ApiApp::execute(std::shared_ptr<RequestContext> ctx, const Route& route,
           return;
         }
         idem_key = *key;
+        ctx->idempotency_key = *key;
       }
     }
     if (route.async_handler) {

@@ -25,7 +25,7 @@ const db::Statement kPurge{"idempotency.purge",
                            "where created_at < now() - make_interval(secs => $1) limit $2))"};
 const db::Statement kStore{"idempotency.store",
                            "update idempotency_keys set completed_at = now(), response_status = $3, "
-                           "response_headers = $4::jsonb, response_body = $5 "
+                           "response_headers = $4::jsonb, response_body = $5, reveals = $6 "
                            "where principal = $1 and key = $2 and completed_at is null"};
 const db::Statement kRelease{"idempotency.release",
                              "delete from idempotency_keys where principal = $1 and key = $2 and completed_at is null"};
@@ -34,6 +34,15 @@ const db::Statement kRelease{"idempotency.release",
 bool replayable_header(const std::string& name) {
   const std::string n = to_lower(name);
   return n != "x-request-id" && n.rfind("access-control-", 0) != 0 && n != "idempotent-replayed";
+}
+
+void store(pqxx::transaction_base& txn, const std::string& principal, const std::string& key, const Response& res,
+           const std::optional<std::string>& reveals) {
+  Json headers = Json::object();
+  headers["content-type"] = res.content_type;
+  for (const auto& [k, v] : res.headers)
+    if (replayable_header(k)) headers[k] = v;
+  txn.exec_prepared(kStore.name, principal, key, res.status, headers.dump(), res.body, reveals);
 }
 
 }  // namespace
@@ -106,11 +115,13 @@ void Idempotency::finish(pqxx::connection& conn, const std::string& principal, c
     txn.exec_prepared(kRelease.name, principal, key);
     return;
   }
-  Json headers = Json::object();
-  headers["content-type"] = res.content_type;
-  for (const auto& [k, v] : res.headers)
-    if (replayable_header(k)) headers[k] = v;
-  txn.exec_prepared(kStore.name, principal, key, res.status, headers.dump(), res.body);
+  store(txn, principal, key, res, std::nullopt);
+}
+
+void Idempotency::finish(pqxx::transaction_base& txn, const std::string& principal, const std::string& key,
+                         const Response& res, const std::string& reveals) {
+  if (res.status >= 500) throw Error("internal_error", "a 5xx response is never stored for replay");
+  store(txn, principal, key, res, reveals);
 }
 
 }  // namespace scribe::api

@@ -29,7 +29,16 @@ class Idempotency {
   static Outcome begin(pqxx::connection& conn, const std::string& principal, const std::string& key,
                        const Request& req);
   // Stores the response of a claimed key (2xx/4xx) or releases it (5xx).
+  // Leaves a response stored already (by the overload below) as it is.
   static void finish(pqxx::connection& conn, const std::string& principal, const std::string& key, const Response& res);
+  // Stores the 2xx/4xx response of a claimed key inside the caller's
+  // transaction, naming `reveals`: the event stream whose text the body
+  // quotes. For a response that must be kept exactly as long as that text
+  // is: the stream and the copy commit together, and whatever redacts the
+  // stream finds the copy by its name and redacts it too (a saved ask's
+  // answer: migrations/059_idempotent_reveals.sql, commands/ask_commands.cpp).
+  static void finish(pqxx::transaction_base& txn, const std::string& principal, const std::string& key,
+                     const Response& res, const std::string& reveals);
   // What rule 3 compares. A body the JSON parser accepts is compared by
   // meaning: "json1:" and the SHA-256 of the parsed value dumped with sorted
   // keys and no whitespace, so reformatting or reordering keys still replays.

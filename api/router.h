@@ -24,6 +24,9 @@ struct RequestContext {
   std::optional<Principal> principal;
   std::map<std::string, std::string> params;
   Services& services;
+  // The Idempotency-Key this request claimed (ApiApp::execute), for a handler
+  // that stores its response itself (Idempotency::finish with a transaction).
+  std::optional<std::string> idempotency_key;
 
   RequestContext(Request r, std::string id, Services& s) : req(std::move(r)), request_id(std::move(id)), services(s) {}
   pqxx::connection& db();
@@ -60,9 +63,6 @@ struct Route {
   // read-only key may POST to it (the handler checks each operation), it
   // takes no Idempotency-Key, and internal calls never reach it.
   bool own_protocol = false;
-  // Idempotency-Key is ignored: the response must not be kept (asks: their
-  // text is redacted on request, and a cached copy would outlive that).
-  bool keeps_no_responses = false;
   // The handler computes on its request thread for long (asks,
   // regeneration): an account may have limits::kLongRequestsInFlightPerAccount
   // of these running at once, one more is refused (ApiApp::execute).

@@ -48,7 +48,8 @@ void register_routes(ApiApp& app) {
   authed("GET", "/api/v1/transcriptions/{id}/words", WordsHandler::handle);
   authed("GET", "/api/v1/transcriptions/{id}/search", TranscriptionSearchHandler::handle);
   authed("GET", "/api/v1/search", SearchHandler::handle);
-  // Asks keep no idempotent copy of their answers (Route::keeps_no_responses).
+  // A saved answer's idempotent copy is stored with its entry and redacted
+  // with it (ask_handlers.cpp).
   for (auto [pattern, handler] :
        {std::pair<const char*, Handler>{"/api/v1/transcriptions/{id}/ask", AskTranscriptionHandler::handle},
         std::pair<const char*, Handler>{"/api/v1/ask", AskLibraryHandler::handle}})
@@ -57,7 +58,6 @@ void register_routes(ApiApp& app) {
                 .authenticated = true,
                 .rate_limited = true,
                 .handler = handler,
-                .keeps_no_responses = true,
                 .long_running = true});
   authed("DELETE", "/api/v1/transcriptions/{id}/ask/{qnaId}", DeleteTranscriptionAskHandler::handle);
   authed("DELETE", "/api/v1/ask/{qnaId}", DeleteLibraryAskHandler::handle);

@@ -21,6 +21,12 @@ const db::Statement kAnswersAbout{
     "commands.answers_about",
     "select id from asks where account_id = $2 and (transcription_id = $1 or (transcription_id is null and "
     "citations @> jsonb_build_array(jsonb_build_object('transcription_id', $1::bigint))))"};
+// Stored idempotent responses quoting an entry (api/idempotency.h).
+const db::Statement kQuotingResponses{"commands.quoting_responses",
+                                      "select principal, key, response_body from idempotency_keys "
+                                      "where reveals = $1 and response_body is not null for update"};
+const db::Statement kRedactResponse{"commands.redact_response",
+                                    "update idempotency_keys set response_body = $3 where principal = $1 and key = $2"};
 
 // System Q&A ids are transcription_id * 100 + index (api/enrichment_rows.cpp);
 // asked entries' ids start at this (migrations/055_ask.sql).
@@ -55,9 +61,17 @@ Decided read_state(pqxx::transaction_base& txn, const Caller& caller, std::optio
   return {std::move(state), allowance};
 }
 
+// The entry's text leaves everything that keeps it: the events of its
+// stream, and the responses stored for an Idempotency-Key replay (written
+// with the entry, so found here whenever the entry is).
 void redact_entry_stream(pqxx::work& txn, int64_t qna_id) {
-  eventstore::EventStore::redact_stream(txn, ask::entry_stream_id(qna_id),
+  const std::string sid = ask::entry_stream_id(qna_id);
+  eventstore::EventStore::redact_stream(txn, sid,
                                         [](const std::string&, const Json& data) { return ask::redacted_data(data); });
+  for (const auto& row : txn.exec_prepared(kQuotingResponses.name, sid)) {
+    const Json body = Json::parse(row[2].c_str(), nullptr, false);
+    txn.exec_prepared(kRedactResponse.name, row[0].c_str(), row[1].c_str(), ask::redacted_answer(body).dump());
+  }
 }
 
 }  // namespace
@@ -71,7 +85,7 @@ AskCheck check_ask(pqxx::connection& conn, const Caller& caller, std::optional<i
 }
 
 RecordedAsk record_answer(const eventstore::EventStore& store, pqxx::connection& conn, const Caller& caller,
-                          ask::Entry entry) {
+                          ask::Entry entry, const WithRecorded& in_transaction) {
   int64_t qna_id;
   {
     // Drawn outside the appending transaction (see account_commands.cpp).
@@ -108,8 +122,10 @@ RecordedAsk record_answer(const eventstore::EventStore& store, pqxx::connection&
                             eventstore::ExpectedVersion::exact(d.state.version),
                             {counted}},
                            {ask::entry_stream_id(qna_id), eventstore::ExpectedVersion::no_stream(), {saved}}});
+        const RecordedAsk recorded{qna_id, ask::remaining_after(d.state, d.allowance, entry.transcription_id, at)};
+        if (in_transaction) in_transaction(txn, recorded);
         eventstore::EventStore::commit(txn);
-        return RecordedAsk{qna_id, ask::remaining_after(d.state, d.allowance, entry.transcription_id, at)};
+        return recorded;
       },
       "the account is asking too many questions at once; retry");
 }

@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <pqxx/pqxx>
 #include <vector>
@@ -33,8 +34,13 @@ struct RecordedAsk {
   ask::Remaining remaining;
 };
 // `entry`'s qna_id, account_id, key_id and asked_at are filled in here.
+// `in_transaction`, when given, runs in the appending transaction once the
+// entry is appended (the API stores the idempotent copy of the answer there,
+// naming the entry's stream, so that the copy exists exactly when the entry
+// does and its redaction finds it).
+using WithRecorded = std::function<void(pqxx::work&, const RecordedAsk&)>;
 RecordedAsk record_answer(const eventstore::EventStore& store, pqxx::connection& conn, const Caller& caller,
-                          ask::Entry entry);
+                          ask::Entry entry, const WithRecorded& in_transaction = {});
 
 // DELETE .../ask/{qnaId}: appends QuestionRedacted and redacts the entry's
 // stream (ids stay, text goes) in one transaction; the allowance stream is
@@ -42,6 +48,9 @@ RecordedAsk record_answer(const eventstore::EventStore& store, pqxx::connection&
 // event). 404 when the entry is not the caller's or, with `transcription_id`,
 // not on that transcription (without it, not a library entry); 403 forbidden
 // for a system Q&A id of a transcription the caller owns.
+// Redacting an entry, here or with its transcription (redact_answers), also
+// redacts the stored idempotent responses that quote it (their `reveals` is
+// the entry's stream) to ask::redacted_answer, in the same transaction.
 void redact_answer(const eventstore::EventStore& store, pqxx::connection& conn, const Caller& caller, int64_t qna_id,
                    std::optional<int64_t> transcription_id);
 

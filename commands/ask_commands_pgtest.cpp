@@ -125,6 +125,57 @@ TEST_F(AskCommands, RedactionRemovesTheTextButKeepsTheCount) {
   EXPECT_EQ(check_ask(*conn, c.caller, c.id).remaining.per_transcript, 1);
 }
 
+// What the API stores for an Idempotency-Key replay of a saved answer
+// (api/idempotency.h) is written in the entry's transaction, naming the
+// entry's stream; redacting the entry, by DELETE or with the transcription,
+// redacts that copy too.
+TEST_F(AskCommands, StoredRepliesQuotingAnEntryAreRedactedWithIt) {
+  auto conn = connect();
+  auto c = testing::completed_transcription(*conn);
+  const std::string marker = "xylobees" + unique("x");
+  const std::string principal = "test:" + unique("p");
+  auto stored_with = [&](const std::string& key) {
+    return [&, key](pqxx::work& txn, const RecordedAsk& r) {
+      const Json body = {{"answer", marker + " [1]"},
+                         {"no_answer", false},
+                         {"citations", Json::array({{{"marker", 1}, {"quote", marker}}})},
+                         {"qna_id", r.qna_id},
+                         {"remaining_per_day", *r.remaining.per_day},
+                         {"model", "extractive-bm25"}};
+      txn.exec_params(
+          "insert into idempotency_keys(principal, key, method, path, body_hash, completed_at, response_status, "
+          "response_headers, response_body, reveals) values ($1, $2, 'POST', '/api/v1/ask', 'h', now(), 200, "
+          "'{}'::jsonb, $3, $4)",
+          principal, key, body.dump(), ask::entry_stream_id(r.qna_id));
+    };
+  };
+  auto body_of = [&](const std::string& key) {
+    pqxx::nontransaction txn(*conn);
+    return Json::parse(txn.exec_params1("select response_body from idempotency_keys where principal = $1 and key = $2",
+                                        principal, key)[0]
+                           .c_str());
+  };
+  const auto deleted = record_answer(store(), *conn, c.caller, entry(std::nullopt, "Deleted?"), stored_with("a"));
+  const auto about = record_answer(store(), *conn, c.caller, entry(c.id, "About?"), stored_with("b"));
+  auto quoting = entry(std::nullopt, "Quoting?");
+  quoting.citations[0]["transcription_id"] = c.id;
+  const auto quotes = record_answer(store(), *conn, c.caller, quoting, stored_with("c"));
+  const auto kept = record_answer(store(), *conn, c.caller, entry(std::nullopt, "Kept?"), stored_with("d"));
+  for (const char* k : {"a", "b", "c", "d"}) EXPECT_EQ(body_of(k).at("answer"), marker + " [1]") << k;
+
+  redact_answer(store(), *conn, c.caller, deleted.qna_id, std::nullopt);
+  remove(store(), *conn, c.caller, c.id);
+  for (const auto& [k, r] : {std::pair{"a", deleted}, std::pair{"b", about}, std::pair{"c", quotes}}) {
+    const Json b = body_of(k);
+    EXPECT_EQ(b.dump().find(marker), std::string::npos) << k << ": " << b.dump();
+    EXPECT_EQ(b.at("redacted"), true) << k;
+    EXPECT_EQ(b.at("qna_id"), r.qna_id) << k;
+    EXPECT_EQ(b.at("remaining_per_day"), *r.remaining.per_day) << k;
+  }
+  EXPECT_EQ(body_of("d").at("answer"), marker + " [1]");  // an entry neither deleted nor quoting it
+  EXPECT_EQ(kept.qna_id, body_of("d").at("qna_id"));
+}
+
 TEST_F(AskCommands, SystemQnaIsForbiddenAndUnknownIdsAreNotFound) {
   auto conn = connect();
   auto c = testing::completed_transcription(*conn);

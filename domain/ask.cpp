@@ -172,4 +172,15 @@ std::optional<EntryState> fold_entry(const std::vector<eventstore::RecordedEvent
   return s;
 }
 
+Json redacted_answer(const Json& body) {
+  Json out = Json::object();
+  for (const char* k :
+       {"no_answer", "qna_id", "remaining_per_transcript", "remaining_per_day", "remaining_today", "saved", "model"})
+    if (body.is_object() && body.contains(k)) out[k] = body.at(k);
+  out["answer"] = "";
+  out["citations"] = Json::array();
+  out["redacted"] = true;
+  return out;
+}
+
 }  // namespace scribe::ask

@@ -99,4 +99,10 @@ struct EntryState {
 };
 std::optional<EntryState> fold_entry(const std::vector<eventstore::RecordedEvent>& events);
 
+// The 200 body of an ask (either kind) as its idempotent replay gives it once
+// the entry it saved is redacted: the same ids, counters and model, no text
+// (`answer` empty, `citations` empty) and `redacted: true`. Fields it does
+// not know are dropped, so no text can stay behind in one.
+Json redacted_answer(const Json& body);
+
 }  // namespace scribe::ask

@@ -157,5 +157,34 @@ TEST(AskEntry, RedactionKeepsIdsAndNoText) {
   EXPECT_FALSE(fold_entry({}).has_value());
 }
 
+TEST(AskEntry, RedactedAnswerKeepsIdsAndCountersAndNoText) {
+  const Json body = {{"answer", "The moon pulls the water. [1]"},
+                     {"no_answer", false},
+                     {"citations", Json::array({{{"marker", 1}, {"quote", "The moon pulls the water."}}})},
+                     {"qna_id", 1'000'000'000'000'001},
+                     {"remaining_per_transcript", 2},
+                     {"remaining_per_day", nullptr},
+                     {"model", "extractive-bm25"},
+                     {"note", "the moon again"}};
+  const Json r = redacted_answer(body);
+  EXPECT_EQ(r.dump().find("moon"), std::string::npos);
+  EXPECT_EQ(r.at("answer"), "");
+  EXPECT_EQ(r.at("citations"), Json::array());
+  EXPECT_EQ(r.at("redacted"), true);
+  EXPECT_EQ(r.at("qna_id"), body.at("qna_id"));
+  EXPECT_EQ(r.at("remaining_per_transcript"), 2);
+  EXPECT_TRUE(r.at("remaining_per_day").is_null());
+  EXPECT_EQ(r.at("no_answer"), false);
+  EXPECT_FALSE(r.contains("remaining_today"));
+  EXPECT_FALSE(r.contains("note"));  // unknown fields may hold text: dropped
+  // The library ask's body; and redacting twice changes nothing.
+  const Json lib = {
+      {"answer", "x [1]"},  {"citations", Json::array()}, {"qna_id", 9}, {"remaining_today", 8}, {"saved", true},
+      {"no_answer", false}, {"model", "extractive-bm25"}};
+  EXPECT_EQ(redacted_answer(lib).at("saved"), true);
+  EXPECT_EQ(redacted_answer(lib).at("remaining_today"), 8);
+  EXPECT_EQ(redacted_answer(redacted_answer(lib)), redacted_answer(lib));
+}
+
 }  // namespace
 }  // namespace scribe::ask

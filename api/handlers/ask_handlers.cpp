@@ -10,6 +10,7 @@
 #include "api/caller.h"
 #include "api/enrichment_rows.h"
 #include "api/handlers/handlers.h"
+#include "api/idempotency.h"
 #include "api/params.h"
 #include "api/services.h"
 #include "api/transcription_view.h"
@@ -110,15 +111,22 @@ int64_t qna_id_param(RequestContext& ctx) { return ctx.id_param("qnaId", "Q&A en
 
 namespace {
 
-// One ask, either kind: refused (404, 409, 429) before any work, answered,
-// and, unless nothing relevant was found, saved and counted.
 struct Outcome {
   Answered answered;
   std::optional<int64_t> qna_id;
   ask::Remaining remaining;  // after this ask
 };
 
-Outcome run_ask(RequestContext& ctx, std::optional<int64_t> transcription_id, const AskRequest& r) {
+// The 200 body of one kind of ask.
+using Render = Json (*)(const Outcome&);
+
+// One ask, either kind: refused (404, 409, 429) before any work, answered,
+// and, unless nothing relevant was found, saved and counted. A saved
+// answer's response is stored for its Idempotency-Key, if any, in the
+// transaction that saves the entry (naming the entry's stream), so the copy
+// is redacted whenever the entry is (commands/ask_commands.h); any other
+// response is stored by ApiApp::execute, as for every POST.
+Response run_ask(RequestContext& ctx, std::optional<int64_t> transcription_id, const AskRequest& r, Render render) {
   const auto started = std::chrono::steady_clock::now();
   const commands::Caller caller = caller_of(ctx);
   // Decided again at the append (record_answer).
@@ -131,7 +139,7 @@ Outcome run_ask(RequestContext& ctx, std::optional<int64_t> transcription_id, co
     // Nothing counted: what is left is one more than after an ask.
     auto plus_one = [](std::optional<int> n) { return n ? std::optional<int>(*n + 1) : std::nullopt; };
     out.remaining = {plus_one(checked.remaining.per_day), plus_one(checked.remaining.per_transcript)};
-    return out;
+    return Response::json(200, render(out));
   }
   ask::Entry entry;
   entry.transcription_id = transcription_id;
@@ -139,10 +147,17 @@ Outcome run_ask(RequestContext& ctx, std::optional<int64_t> transcription_id, co
   entry.answer = out.answered.answer.answer;
   entry.citations = out.answered.stored;
   entry.model = kModel;
-  const auto recorded = commands::record_answer(ctx.services.store, ctx.db(), caller, std::move(entry));
-  out.qna_id = recorded.qna_id;
-  out.remaining = recorded.remaining;
-  return out;
+  Response res;
+  commands::record_answer(ctx.services.store, ctx.db(), caller, std::move(entry),
+                          [&](pqxx::work& txn, const commands::RecordedAsk& recorded) {
+                            out.qna_id = recorded.qna_id;
+                            out.remaining = recorded.remaining;
+                            res = Response::json(200, render(out));
+                            if (ctx.idempotency_key)
+                              Idempotency::finish(txn, ctx.caller().idempotency_principal(), *ctx.idempotency_key, res,
+                                                  ask::entry_stream_id(recorded.qna_id));
+                          });
+  return res;
 }
 
 Json body_of(const Outcome& o) {
@@ -158,19 +173,21 @@ Json body_of(const Outcome& o) {
 
 Response AskTranscriptionHandler::handle(RequestContext& ctx) {
   const int64_t id = ctx.id_param("id", "transcription");
-  const Outcome o = run_ask(ctx, id, parse_request(ctx, false));
-  Json body = body_of(o);
-  body["remaining_per_transcript"] = nullable(o.remaining.per_transcript);
-  body["remaining_per_day"] = nullable(o.remaining.per_day);
-  return Response::json(200, body);
+  return run_ask(ctx, id, parse_request(ctx, false), [](const Outcome& o) {
+    Json body = body_of(o);
+    body["remaining_per_transcript"] = nullable(o.remaining.per_transcript);
+    body["remaining_per_day"] = nullable(o.remaining.per_day);
+    return body;
+  });
 }
 
 Response AskLibraryHandler::handle(RequestContext& ctx) {
-  const Outcome o = run_ask(ctx, std::nullopt, parse_request(ctx, true));
-  Json body = body_of(o);
-  body["remaining_today"] = nullable(o.remaining.per_day);
-  body["saved"] = o.qna_id.has_value();
-  return Response::json(200, body);
+  return run_ask(ctx, std::nullopt, parse_request(ctx, true), [](const Outcome& o) {
+    Json body = body_of(o);
+    body["remaining_today"] = nullable(o.remaining.per_day);
+    body["saved"] = o.qna_id.has_value();
+    return body;
+  });
 }
 
 Response DeleteTranscriptionAskHandler::handle(RequestContext& ctx) {
