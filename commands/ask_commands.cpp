@@ -148,8 +148,15 @@ void redact_answer(const eventstore::EventStore& store, pqxx::connection& conn, 
       [&] {
         pqxx::work txn(conn);
         const std::string sid = ask::entry_stream_id(qna_id);
-        // Under a deleted transcription nothing is found, its entries included.
-        if (transcription_id) load_transcription(txn, caller, *transcription_id);
+        // The path's transcription must be the caller's, deleted or not: its
+        // deletion redacted the entries about it, so under a deleted one an
+        // entry answers the same 200 as a repeat (the entry is still checked
+        // to be the caller's and on that transcription).
+        if (transcription_id) {
+          const auto tr = transcription::fold(
+              eventstore::EventStore::read_stream(txn, transcription::stream_id(*transcription_id)));
+          if (!tr.exists || tr.account_id != caller.account_id) throw Error::not_found("transcription");
+        }
         auto entry = ask::fold_entry(eventstore::EventStore::read_stream(txn, sid));
         if (!entry || entry->entry.account_id != caller.account_id || entry->entry.transcription_id != transcription_id)
           throw Error::not_found("Q&A entry");

@@ -45,9 +45,11 @@ RecordedAsk record_answer(const eventstore::EventStore& store, pqxx::connection&
 // DELETE .../ask/{qnaId}: appends QuestionRedacted and redacts the entry's
 // stream (ids stay, text goes) in one transaction; the allowance stream is
 // untouched, so the entry keeps counting. A repeat answers the same (no new
-// event). 404 when the entry is not the caller's or, with `transcription_id`,
-// not on that transcription (without it, not a library entry); 403 forbidden
-// for a system Q&A id of a transcription the caller owns.
+// event), and so does an entry redacted already with its deleted
+// transcription. 404 when the entry is not the caller's or, with
+// `transcription_id`, not on that transcription (which must be the caller's,
+// deleted or not; without it, not a library entry); 403 forbidden for a
+// system Q&A id of a transcription the caller owns.
 // Redacting an entry, here or with its transcription (redact_answers), also
 // redacts the stored idempotent responses that quote it (their `reveals` is
 // the entry's stream) to ask::redacted_answer, in the same transaction.

@@ -220,8 +220,18 @@ TEST_F(AskCommands, DeletingTheTranscriptionRedactsWhatWasAskedAboutIt) {
   // An answer quoting it is refused now (the ask and the deletion take the
   // transcription's lock, so one of them goes first).
   EXPECT_EQ(code_of([&] { record_answer(store(), *conn, c.caller, quoting); }), "not_found");
-  // Its entries are not found under it any more.
-  EXPECT_EQ(code_of([&] { redact_answer(store(), *conn, c.caller, recorded.qna_id, c.id); }), "not_found");
+  // Its entries were redacted with it: DELETE answers as for a repeat, with
+  // no new event, and still only for the caller.
+  redact_answer(store(), *conn, c.caller, recorded.qna_id, c.id);
+  redact_answer(store(), *conn, c.caller, library.qna_id, std::nullopt);
+  EXPECT_EQ(scalar(*conn, "select count(*) from events where stream_id = $1 and type = 'QuestionRedacted'",
+                   ask::entry_stream_id(recorded.qna_id)),
+            0);
+  Caller stranger = c.caller;
+  stranger.account_id = open_account(store(), *conn, unique("stranger") + "@example.com", plans::Tier::Free, {"t", ""});
+  EXPECT_EQ(code_of([&] { redact_answer(store(), *conn, stranger, recorded.qna_id, c.id); }), "not_found");
+  EXPECT_EQ(code_of([&] { redact_answer(store(), *conn, stranger, library.qna_id, std::nullopt); }), "not_found");
+  EXPECT_EQ(code_of([&] { redact_answer(store(), *conn, c.caller, kept.qna_id, c.id); }), "not_found");
   EXPECT_EQ(scalar(*conn, "select count(*) from asks where id = $1::bigint", std::to_string(recorded.qna_id)), 0);
   EXPECT_EQ(scalar(*conn, "select count(*) from events where data::text like '%' || $1 || '%'", marker), 0);
   // All three still counted.

@@ -191,3 +191,39 @@ test('a deleted entry leaves no text in its replay: DELETE of the entry, and del
   for (const s of [...textsOf(lib), ...textsOf(about), ...textsOf(quoting)])
     assert.ok(!stored.includes(jsonText(s)), `a stored response still holds ${JSON.stringify(s)}`);
 });
+
+// --- DELETE of an entry under a deleted transcription --------------------------
+
+test('DELETE of a saved entry after its transcription was deleted is the same 200 as a repeat; ' +
+  'another account\'s entry id is still 404', async () => {
+  const entry = answered(await ask(freeB, tB.id, { question: MUSEUM_Q }));
+  const lib = answered(await askLib(freeB, { question: TICKETS_Q, transcription_ids: [tB.id] }));
+  const theirs = answered(await ask(stranger, tS.id, { question: MUSEUM_Q }));
+  const used = counted(freeB);
+  for (const [who, fx] of [[freeB, tB], [stranger, tS]]) {
+    const del = await api(`/transcriptions/${fx.id}`, { method: 'DELETE', key: who.key });
+    assert.equal(del.status, 200, del.body);
+  }
+  for (let i = 0; i < 2; i++) {
+    const d = await unask(freeB, tB.id, entry.qna_id);
+    assert.equal(d.status, 200, d.body);
+    assert.deepEqual(d.json, { id: entry.qna_id, redacted: true });
+    const l = await unaskLib(freeB, lib.qna_id);
+    assert.equal(l.status, 200, l.body);
+    assert.deepEqual(l.json, { id: lib.qna_id, redacted: true });
+  }
+  assert.equal(counted(freeB), used, 'the deletion gave asks back');
+  // Tenant isolation: under the other's deleted transcription, under one's own,
+  // and entries that are not on the path's transcription.
+  envelope(assert, await unask(stranger, tB.id, entry.qna_id), 404, 'not_found');
+  envelope(assert, await unask(stranger, tS.id, entry.qna_id), 404, 'not_found');
+  envelope(assert, await unask(freeB, tS.id, theirs.qna_id), 404, 'not_found');
+  envelope(assert, await unask(freeB, tB.id, theirs.qna_id), 404, 'not_found');
+  envelope(assert, await unask(freeB, tB.id, lib.qna_id), 404, 'not_found');
+  envelope(assert, await unaskLib(stranger, lib.qna_id), 404, 'not_found');
+  envelope(assert, await unaskLib(freeB, entry.qna_id), 404, 'not_found');
+  envelope(assert, await unask(freeB, tB.id, 1000000000000000), 404, 'not_found');
+  // No event was appended to the entry's stream by these calls.
+  assert.equal(psql(`select count(*) from events where stream_id = 'qna-${entry.qna_id}' and type = 'QuestionRedacted'`),
+    '0');
+});
