@@ -22,7 +22,11 @@ const db::Statement kSubject{"clips.subject",
 const db::Statement kWordsInRange{"clips.words_in_range",
                                   "select count(*) from words where transcription_id = $1 "
                                   "and start_ms + end_ms >= $2::bigint and start_ms + end_ms <= $3::bigint"};
-const db::Statement kByNonce{"clips.by_nonce", "select id from clips where account_id = $1 and client_nonce = $2"};
+// $2 is canonical (clip::canonical_uuid); lower() also finds a nonce kept in
+// another case by a clip requested before nonces were kept canonical.
+const db::Statement kByNonce{"clips.by_nonce",
+                             "select id from clips where account_id = $1 and client_nonce is not null "
+                             "and lower(client_nonce) = $2 order by id limit 1"};
 const db::Statement kVideoStarted{"clips.video_started",
                                   "select exists (select 1 from clips where transcription_id = $1 and video_download "
                                   "and status <> 'failed')"};
@@ -64,7 +68,9 @@ Decision decide(pqxx::work& txn, const Caller& caller, const clip::Request& req,
   if (!tr.exists || tr.deleted || tr.account_id != caller.account_id) throw Error::not_found("transcription");
   transcription::require_completed(tr.status);
   if (req.client_nonce) {
-    auto r = txn.exec_prepared(kByNonce.name, caller.account_id, *req.client_nonce);
+    // check_request() refused a nonce that is not a UUID.
+    const std::string nonce = clip::canonical_uuid(*req.client_nonce).value_or(*req.client_nonce);
+    auto r = txn.exec_prepared(kByNonce.name, caller.account_id, nonce);
     if (!r.empty()) {
       d.existing = r[0][0].as<int64_t>();
       return d;

@@ -42,6 +42,11 @@ bool is_uuid(std::string_view s) {
   return true;
 }
 
+std::optional<std::string> canonical_uuid(std::string_view s) {
+  if (!is_uuid(s)) return std::nullopt;
+  return to_lower(s);
+}
+
 void check_request(const Request& r) {
   if (!std::isfinite(r.start_seconds) || r.start_seconds < 0)
     throw Error::invalid("start_seconds", "start_seconds must be a number of seconds >= 0");
@@ -137,7 +142,9 @@ eventstore::NewEvent requested(int64_t clip_id, int64_t account_id, std::optiona
            {"framing", r.framing},
            {"rights_affirmed", r.rights_affirmed},
            {"title", opt(r.title)},
-           {"client_nonce", opt(r.client_nonce)},
+           // Kept canonical: the nonce a later request is compared with.
+           {"client_nonce",
+            r.client_nonce ? Json(canonical_uuid(*r.client_nonce).value_or(*r.client_nonce)) : Json(nullptr)},
            {"callback_url", opt(r.callback_url)},
            {"charge_micros", charge},
            {"hold_id", hold_id(clip_id)},

@@ -58,6 +58,11 @@ void check_request(const Request& r);
 void check_range(const Request& r, double transcription_seconds);
 // A UUID in its 8-4-4-4-12 hex form, either case.
 bool is_uuid(std::string_view s);
+// A UUID in its canonical form: the 8-4-4-4-12 hex form with lower-case
+// digits (RFC 9562 reads UUIDs in either case and writes them in lower
+// case); nullopt when `s` is not a UUID. client_nonce is compared and kept
+// in this form, so a repeat in another case names the same clip.
+std::optional<std::string> canonical_uuid(std::string_view s);
 
 // 0.05 USD per started 60 s of clip, on every plan.
 money::Micros charge(double clip_seconds);

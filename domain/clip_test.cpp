@@ -116,6 +116,28 @@ TEST(ClipRequest, EveryOptionIsChecked) {
   EXPECT_NO_THROW(check_request(r));
 }
 
+TEST(ClipNonce, UuidsAreComparedInCanonicalLowerCaseForm) {
+  const std::string lower = "0f8fad5b-d9cb-469f-a165-70867728950e";
+  EXPECT_EQ(canonical_uuid(lower), lower);
+  EXPECT_EQ(canonical_uuid("0F8FAD5B-D9CB-469F-A165-70867728950E"), lower);
+  EXPECT_EQ(canonical_uuid("0f8FAD5b-d9Cb-469f-A165-70867728950e"), lower);
+  // Not UUIDs in the 8-4-4-4-12 form: no canonical form (400 client_nonce).
+  for (const char* s : {"", "not-a-uuid", "0f8fad5bd9cb469fa16570867728950e", "{0f8fad5b-d9cb-469f-a165-70867728950e}",
+                        "urn:uuid:0f8fad5b-d9cb-469f-a165-70867728950e", " 0f8fad5b-d9cb-469f-a165-70867728950e",
+                        "0f8fad5b-d9cb-469f-a165-70867728950g", "0f8fad5b-d9cb-469f-a165_70867728950e"}) {
+    EXPECT_FALSE(canonical_uuid(s).has_value()) << s;
+    auto r = valid();
+    r.client_nonce = s;
+    EXPECT_EQ(field_of(error_of([&] { check_request(r); })), "client_nonce") << s;
+  }
+  // The requested clip keeps the canonical form, the one later requests are compared with.
+  auto r = valid();
+  r.client_nonce = "0F8FAD5B-D9CB-469F-A165-70867728950E";
+  EXPECT_EQ(requested(1, 2, std::nullopt, r, 50'000, false, kT0).data.at("client_nonce"), lower);
+  r.client_nonce.reset();
+  EXPECT_TRUE(requested(1, 2, std::nullopt, r, 50'000, false, kT0).data.at("client_nonce").is_null());
+}
+
 TEST(ClipRequest, RangeMustLieWithinTheRecording) {
   auto r = valid();
   EXPECT_NO_THROW(check_range(r, 40.02));

@@ -227,3 +227,39 @@ test('DELETE of a saved entry after its transcription was deleted is the same 20
   assert.equal(psql(`select count(*) from events where stream_id = 'qna-${entry.qna_id}' and type = 'QuestionRedacted'`),
     '0');
 });
+
+// --- clips ---------------------------------------------------------------------
+
+const clipsOf = (fx) => `/transcriptions/${fx.id}/clips`;
+const createClip = (who, fx, body, headers = {}) => api(clipsOf(fx), { method: 'POST', key: who.key, body, headers });
+const quoteClip = (who, fx, qs) => api(`${clipsOf(fx)}/quote?${qs}`, { key: who.key });
+// A range of 2 s holding words.
+const range = () => {
+  const w = tC.words[0];
+  const start = Math.max(0, Math.floor(w.start_ms / 100) / 10);
+  return { start, end: Math.round((start + 2) * 10) / 10 };
+};
+
+test('client_nonce: a UUID and its upper-cased repeat are the same clip with one hold, either way round', async () => {
+  const { start, end } = range();
+  for (const [first, repeat] of [
+    (() => { const n = randomUUID(); return [n, n.toUpperCase()]; })(),
+    (() => { const n = randomUUID(); return [n.toUpperCase(), n]; })(),
+    (() => { const n = randomUUID(); return [n.replace(/[a-f]/g, (c) => c.toUpperCase()), n.toUpperCase()]; })(),
+  ]) {
+    const one = await createClip(payer, tC, { start_seconds: start, end_seconds: end, client_nonce: first });
+    assert.equal(one.status, 202, one.body);
+    const two = await createClip(payer, tC, { start_seconds: start, end_seconds: end, client_nonce: repeat });
+    assert.equal(two.status, 202, two.body);
+    assert.equal(two.json.id, one.json.id, `${repeat} after ${first} made another clip`);
+    assert.equal(clipHolds(payer.accountId, one.json.id).holds.length, 1);
+    assert.equal(psql(`select client_nonce from clips where id = ${one.json.id}`), first.toLowerCase(),
+      'the nonce is not kept in its canonical form');
+  }
+  // One hold per clip made, none for the repeats.
+  const clips = Number(psql(`select count(*) from clips where account_id = ${payer.accountId}`));
+  assert.equal(clips, 3);
+  const holds = Number(psql(`select count(*) from events where type = 'WalletHoldPlaced' and ` +
+    `(data->>'account_id')::bigint = ${payer.accountId} and data->>'purpose' = 'clip'`));
+  assert.equal(holds, clips);
+});
