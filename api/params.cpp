@@ -18,6 +18,30 @@ void check_range(const std::string& field, double v, const Range& r) {
   }
 }
 
+// `s` is exactly a JSON number literal (RFC 8259 §6): -?(0|[1-9][0-9]*)
+// (.[0-9]+)?([eE][+-]?[0-9]+)?
+bool is_json_number(std::string_view s) {
+  std::size_t i = 0;
+  auto digits = [&] {
+    const std::size_t from = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i > from;
+  };
+  if (i < s.size() && s[i] == '-') ++i;
+  if (i < s.size() && s[i] == '0') ++i;
+  else if (!digits()) return false;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == s.size();
+}
+
 }  // namespace
 
 Json parse_json_strictly(const std::string& text) {
@@ -262,6 +286,26 @@ std::optional<std::string> QueryParams::trimmed_text(const std::string& name, bo
     throw Error::invalid(name, name + " must be " + std::to_string(min_chars) + "-" + std::to_string(max_chars) +
                                    " characters after trimming spaces");
   return s;
+}
+
+JsonBody QueryParams::as_body(const std::vector<std::string>& numbers, const std::vector<std::string>& booleans,
+                              const std::vector<std::string>& strings) const {
+  Json body = Json::object();
+  for (const auto& name : numbers)
+    if (auto v = string(name)) {
+      // A literal too large for a double is discarded by the parser: it stays a string.
+      Json n = is_json_number(*v) ? Json::parse(*v, nullptr, false) : Json();
+      body[name] = n.is_number() ? n : Json(*v);
+    }
+  for (const auto& name : booleans)
+    if (auto v = string(name)) {
+      if (*v == "true" || *v == "1") body[name] = true;
+      else if (*v == "false" || *v == "0") body[name] = false;
+      else body[name] = *v;
+    }
+  for (const auto& name : strings)
+    if (auto v = string(name)) body[name] = *v;
+  return JsonBody(std::move(body));
 }
 
 std::optional<std::vector<int64_t>> QueryParams::id_list(const std::string& name, std::size_t max_items) const {

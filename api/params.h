@@ -72,6 +72,18 @@ class QueryParams {
   // A comma-separated list of 1-`max_items` ids, each an integer >= 1
   // (spaces around an id are ignored; duplicates are kept).
   std::optional<std::vector<int64_t>> id_list(const std::string& name, std::size_t max_items) const;
+  // The parameters named in `numbers`, `booleans` and `strings` as a JSON
+  // body, so that a GET taking the options a POST takes in its body (the
+  // clip quote) is validated by the same JsonBody readers. A number
+  // parameter becomes a JSON number only when its text is exactly a JSON
+  // number literal (digits, optional fraction and exponent, no sign but
+  // '-', no blanks, no hex); any other text stays a string, which number()
+  // and integer() refuse as they refuse a string in a body. A boolean
+  // parameter's "true"/"1" and "false"/"0" become booleans, any other text
+  // stays a string. Each value is read with string() first (so repeats,
+  // control characters and bad UTF-8 are refused); absent ones stay absent.
+  JsonBody as_body(const std::vector<std::string>& numbers, const std::vector<std::string>& booleans,
+                   const std::vector<std::string>& strings) const;
 
  private:
   std::optional<int64_t> parse_integer(const std::string& name) const;

@@ -107,6 +107,51 @@ TEST(QueryParams, RepeatedParameterIsRefused) {
   expect_invalid([&] { QueryParams(q).integer("limit", 5, 1, 10); }, "limit");
 }
 
+TEST(QueryParams, AsBodyIsValidatedAsTheSameValuesInAJsonBody) {
+  // The query's text of a number becomes a number only when it is a JSON
+  // number literal; anything else is what a string in a body would be.
+  const std::vector<std::pair<std::string, std::string>> numbers = {{"0", "0"},     {"1.25", "1.25"}, {"-2", "-2"},
+                                                                    {"1e2", "100"}, {"25E-1", "2.5"}, {"3.0", "3.0"}};
+  for (const auto& [text, json] : numbers) {
+    const auto q = with_query({{"n", text}});
+    const JsonBody fromQuery = QueryParams(q).as_body({"n"}, {}, {});
+    const JsonBody fromBody = JsonBody::parse(with_body("{\"n\":" + json + "}"));
+    EXPECT_EQ(fromQuery.number("n"), fromBody.number("n")) << text;
+  }
+  for (const char* bad : {"0x10", "0x1", " 5", "5 ", "+5", ".5", "5.", "05", "1e", "1e+", "inf", "nan", "Infinity", "",
+                          "1,5", "1e999", "- 1", "\xEF\xBC\x95"}) {
+    const auto q = with_query({{"n", bad}});
+    const JsonBody fromQuery = QueryParams(q).as_body({"n"}, {}, {});
+    const JsonBody fromBody(Json{{"n", bad}});
+    expect_invalid([&] { fromQuery.number("n"); }, "n");
+    expect_invalid([&] { fromBody.number("n"); }, "n");
+    expect_invalid([&] { fromQuery.integer("n"); }, "n");
+  }
+  // Integers as JSON counts them: 3.0 is one, 2.5 is not.
+  const auto ints = with_query({{"a", "3.0"}, {"b", "2.5"}, {"c", " 3"}});
+  const JsonBody i = QueryParams(ints).as_body({"a", "b", "c"}, {}, {});
+  EXPECT_EQ(i.integer("a"), 3);
+  expect_invalid([&] { i.integer("b"); }, "b");
+  expect_invalid([&] { i.integer("c"); }, "c");
+  // Booleans: true/1 and false/0; anything else is refused as a string is.
+  const auto b = with_query({{"t", "true"}, {"o", "1"}, {"f", "false"}, {"z", "0"}, {"y", "yes"}});
+  const JsonBody flags = QueryParams(b).as_body({}, {"t", "o", "f", "z", "y"}, {});
+  EXPECT_EQ(flags.boolean("t"), true);
+  EXPECT_EQ(flags.boolean("o"), true);
+  EXPECT_EQ(flags.boolean("f"), false);
+  EXPECT_EQ(flags.boolean("z"), false);
+  expect_invalid([&] { flags.boolean("y"); }, "y");
+  // Strings as given; only the named parameters, absent ones stay absent.
+  const auto s = with_query({{"title", " Tides "}, {"other", "x"}});
+  const JsonBody text = QueryParams(s).as_body({"n"}, {}, {"title"});
+  EXPECT_EQ(text.string("title"), " Tides ");
+  EXPECT_FALSE(text.has("other"));
+  EXPECT_FALSE(text.has("n"));
+  // Repeats and control characters are refused while reading, naming the parameter.
+  expect_invalid([&] { QueryParams(with_query({{"n", "1"}, {"n", "2"}})).as_body({"n"}, {}, {}); }, "n");
+  expect_invalid([&] { QueryParams(with_query({{"title", "a\x07"}})).as_body({}, {}, {"title"}); }, "title");
+}
+
 TEST(QueryParams, TrimmedTextCountsCharactersAfterTrimming) {
   auto q = with_query({{"q", "  ab  "}, {"one", " a "}, {"accents", "\xc3\xa9\xc3\xa9"}, {"blank", "   "}});
   QueryParams p(q);

@@ -70,6 +70,10 @@ void check_request(const Request& r) {
   if (!clips::parse_color(r.highlight_color))
     throw Error::invalid("highlight_color", "highlight_color must be a colour #RRGGBB");
   if (r.framing != "blur" && r.framing != "crop") throw Error::invalid("framing", "framing must be blur or crop");
+  // Drawn on the picture as one line: no line breaks, tabs or other control
+  // characters (the quote's query parameters never carry them either).
+  if (r.title && (!is_valid_utf8(*r.title) || has_control_chars(*r.title)))
+    throw Error::invalid("title", "title must be UTF-8 text without control characters");
   if (r.title && utf8_length(*r.title) > static_cast<std::size_t>(limits::kClipTitleMaxChars))
     throw Error::invalid("title", "title must be at most 120 characters");
   if (r.client_nonce && !is_uuid(*r.client_nonce))

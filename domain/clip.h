@@ -51,7 +51,8 @@ struct Request {
 // The rules that need nothing but the request: option values, the 1-60 s
 // length (61-180 s is the spec's "where enabled": 400 feature_unavailable),
 // the styles the spec lists as optional (highlight, boxed, none: not
-// enabled), title and nonce shapes. Throws the spec's 400s.
+// enabled), title (at most 120 characters, no control characters) and nonce
+// (a UUID) shapes. Throws the spec's 400s.
 void check_request(const Request& r);
 // The range lies within the recording (a 50 ms slack absorbs the rounding of
 // durations); throws 400 invalid_request on end_seconds.

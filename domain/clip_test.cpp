@@ -109,6 +109,8 @@ TEST(ClipRequest, EveryOptionIsChecked) {
   EXPECT_EQ(field([](Request& r) { r.highlight_color = "#GG0000"; }), "highlight_color");
   EXPECT_EQ(field([](Request& r) { r.framing = "zoom"; }), "framing");
   EXPECT_EQ(field([](Request& r) { r.title = std::string(121, 'a'); }), "title");
+  for (const char* bad : {"bell\x07", "two\nlines", "tab\there", "cr\r", "del\x7f", "c1\xC2\x85", "bad\xC3"})
+    EXPECT_EQ(field([&](Request& r) { r.title = bad; }), "title") << bad;
   EXPECT_EQ(field([](Request& r) { r.client_nonce = "not-a-uuid"; }), "client_nonce");
   auto r = valid();
   r.title = std::string(40, 'a') + "\xC3\xA9\xC3\xA9";  // 42 code points, 44 bytes

@@ -1,6 +1,7 @@
-// POST /api/v1/transcriptions/{id}/clips, GET .../clips/quote, GET .../clips,
-// GET .../clips/{clipId} (with `wait`, a long-poll like /wait) and the signed
-// file links GET /clips/files/{clipId}/{name}.
+// POST /api/v1/transcriptions/{id}/clips, GET .../clips/quote, GET .../clips
+// and GET .../clips/{clipId} (with `wait`, a long-poll like /wait); the
+// signed file links GET /clips/files/{clipId}/{name} are served by
+// clip_file_handler.cpp.
 //  - A clip's options are checked in domain/clip.cpp; what needs the
 //    transcription, its words and the wallet in commands/clip_commands.cpp;
 //    what needs the stored media (is there audio? a video stream?) here,
@@ -8,10 +9,8 @@
 //  - The links are signed with the server secret "clip_links" for an hour
 //    from each read; the file route checks the signature and the expiry and
 //    needs no key (the link is the authorization, as for presigned uploads).
-#include <fstream>
 #include <sstream>
 
-#include "api/byte_range.h"
 #include "api/caller.h"
 #include "api/handlers/handlers.h"
 #include "api/params.h"
@@ -55,79 +54,41 @@ std::optional<Json> load_clip(pqxx::connection& conn, const Services& services, 
   return render(conn, services, clip_id, view);
 }
 
-// The request's options, from a JSON body (POST) or the query (quote), one
-// reader for both so the two cannot disagree.
-struct Fields {
-  virtual ~Fields() = default;
-  virtual std::optional<double> number(const std::string& f, bool required) const = 0;
-  virtual std::optional<int64_t> integer(const std::string& f) const = 0;
-  virtual std::optional<std::string> string(const std::string& f, std::size_t max) const = 0;
-  virtual std::optional<bool> boolean(const std::string& f) const = 0;
-};
+// The request's options, from the JSON body (POST) or the query (quote): the
+// quote's parameters become the JSON values they spell (QueryParams::as_body),
+// so one reader and one set of rules serve both and the two cannot disagree.
+const std::vector<std::string> kNumberOptions = {"start_seconds", "end_seconds", "words_per_line", "max_charge_usd"};
+const std::vector<std::string> kBooleanOptions = {"rights_affirmed"};
+const std::vector<std::string> kStringOptions = {"aspect",          "style",   "output", "caption_position",
+                                                 "highlight_color", "framing", "title"};
+const Range kNumber{0.0, 1e9};
 
-struct BodyFields final : Fields {
-  explicit BodyFields(const JsonBody& b) : b(b) {}
-  std::optional<double> number(const std::string& f, bool required) const override {
-    return b.number(f, required, {0.0, 1e9});
-  }
-  std::optional<int64_t> integer(const std::string& f) const override { return b.integer(f, false); }
-  std::optional<std::string> string(const std::string& f, std::size_t max) const override {
-    return b.string(f, false, 0, max);
-  }
-  std::optional<bool> boolean(const std::string& f) const override { return b.boolean(f, false); }
-  const JsonBody& b;
-};
-
-struct QueryFields final : Fields {
-  explicit QueryFields(const QueryParams& q) : q(q) {}
-  std::optional<double> number(const std::string& f, bool required) const override {
-    auto v = q.string(f, 64);
-    if (!v) {
-      if (required) throw Error::invalid(f, f + " is required");
-      return std::nullopt;
-    }
-    char* end = nullptr;
-    const double d = std::strtod(v->c_str(), &end);
-    if (v->empty() || *end != '\0' || !std::isfinite(d) || d < 0) throw Error::invalid(f, f + " must be a number >= 0");
-    return d;
-  }
-  std::optional<int64_t> integer(const std::string& f) const override {
-    if (!q.string(f, 64)) return std::nullopt;
-    return q.integer(f, 0, -1'000'000'000, 1'000'000'000);
-  }
-  std::optional<std::string> string(const std::string& f, std::size_t max) const override { return q.string(f, max); }
-  std::optional<bool> boolean(const std::string& f) const override {
-    if (!q.string(f, 16)) return std::nullopt;
-    return q.boolean(f, false);
-  }
-  const QueryParams& q;
-};
-
-clip::Request parse_request(const Fields& f, int64_t transcription_id, bool with_post_fields) {
+clip::Request parse_request(const JsonBody& b, int64_t transcription_id, bool with_post_fields) {
   clip::Request r;
   r.transcription_id = transcription_id;
-  r.start_seconds = *f.number("start_seconds", true);
-  r.end_seconds = *f.number("end_seconds", true);
-  if (auto v = f.string("aspect", 16)) r.aspect = *v;
-  if (auto v = f.string("style", 32)) r.style = *v;
-  if (auto v = f.string("output", 32)) r.output = *v;
-  if (auto v = f.string("caption_position", 16)) r.caption_position = *v;
-  if (auto v = f.integer("words_per_line")) {
+  r.start_seconds = *b.number("start_seconds", true, kNumber);
+  r.end_seconds = *b.number("end_seconds", true, kNumber);
+  if (auto v = b.string("aspect", false, 0, 16)) r.aspect = *v;
+  if (auto v = b.string("style", false, 0, 32)) r.style = *v;
+  if (auto v = b.string("output", false, 0, 32)) r.output = *v;
+  if (auto v = b.string("caption_position", false, 0, 16)) r.caption_position = *v;
+  if (auto v = b.integer("words_per_line")) {
     if (*v < limits::kClipWordsPerLineMin || *v > limits::kClipWordsPerLineMax)
       throw Error::invalid("words_per_line", "words_per_line must be an integer from 1 to 6");
     r.words_per_line = static_cast<int>(*v);
   }
-  if (auto v = f.string("highlight_color", 16)) r.highlight_color = *v;
-  if (auto v = f.string("framing", 16)) r.framing = *v;
-  r.rights_affirmed = f.boolean("rights_affirmed").value_or(false);
-  // 4 bytes per code point at most; domain/clip.cpp counts code points.
-  if (auto v = f.string("title", 4 * limits::kClipTitleMaxChars + 4)) {
+  if (auto v = b.string("highlight_color", false, 0, 16)) r.highlight_color = *v;
+  if (auto v = b.string("framing", false, 0, 16)) r.framing = *v;
+  r.rights_affirmed = b.boolean("rights_affirmed").value_or(false);
+  // 4 bytes per code point at most; domain/clip.cpp counts code points and
+  // refuses control characters.
+  if (auto v = b.string("title", false, 0, 4 * limits::kClipTitleMaxChars + 4)) {
     if (!v->empty()) r.title = *v;
   }
-  if (auto v = f.number("max_charge_usd", false)) r.max_charge = money::from_usd(*v);
+  if (auto v = b.number("max_charge_usd", false, kNumber)) r.max_charge = money::from_usd(*v);
   if (with_post_fields) {
-    r.client_nonce = f.string("client_nonce", 64);
-    r.callback_url = f.string("callback_url", limits::kCallbackUrlMaxLength);
+    r.client_nonce = b.string("client_nonce", false, 0, 64);
+    r.callback_url = b.string("callback_url", false, 0, limits::kCallbackUrlMaxLength);
   }
   clip::check_request(r);
   return r;
@@ -170,7 +131,7 @@ bool check_media(RequestContext& ctx, const clip::Request& r) {
 Response CreateClipHandler::handle(RequestContext& ctx) {
   const int64_t tid = ctx.id_param("id", "transcription");
   auto body = JsonBody::parse(ctx.req);
-  clip::Request r = parse_request(BodyFields(body), tid, true);
+  clip::Request r = parse_request(body, tid, true);
   if (r.callback_url) ctx.services.check_url(*r.callback_url, "callback_url");
   const bool link_video = check_media(ctx, r);
   auto created = commands::create_clip(ctx.services.store, ctx.db(), caller_of(ctx), r, link_video);
@@ -199,8 +160,8 @@ Response CreateClipHandler::handle(RequestContext& ctx) {
 
 Response ClipQuoteHandler::handle(RequestContext& ctx) {
   const int64_t tid = ctx.id_param("id", "transcription");
-  QueryParams q(ctx.req);
-  clip::Request r = parse_request(QueryFields(q), tid, false);
+  clip::Request r =
+      parse_request(QueryParams(ctx.req).as_body(kNumberOptions, kBooleanOptions, kStringOptions), tid, false);
   const bool link_video = check_media(ctx, r);
   const money::Micros charge = commands::quote_clip(ctx.db(), caller_of(ctx), r, link_video);
   return Response::json(200, {{"transcription_id", tid},
@@ -282,75 +243,6 @@ void GetClipHandler::handle(std::shared_ptr<RequestContext> ctx, Responder respo
   }
   // Missing or finished already: answer now (a missing clip answers 404).
   if ((!status || *status != clip::kQueued) && ctx->services.waits->cancel(waiter)) once(false);
-}
-
-Response ClipFileHandler::handle(RequestContext& ctx) {
-  const int64_t id = ctx.id_param("clipId", "clip");
-  const std::string name = ctx.params.at("name");
-  QueryParams q(ctx.req);
-  auto expires = q.string("expires", 20);
-  auto signature = q.string("signature", 128);
-  auto forbidden = [] {
-    return Error("forbidden", "this link is invalid or has expired; GET the clip for a fresh one");
-  };
-  if (!expires || !signature || (name != "clip.mp4" && name != "clip.m4a" && name != "clip.srt")) throw forbidden();
-  int64_t exp = 0;
-  try {
-    exp = std::stoll(*expires);
-  } catch (const std::exception&) {
-    throw forbidden();
-  }
-  if (!clip::verify_link(secrets::get(ctx.db(), clip::kLinkSecretName), id, name, exp, *signature,
-                         to_unix_micros(now()) / 1'000'000))
-    throw forbidden();
-  std::string view_text;
-  int64_t tid = 0;
-  {
-    pqxx::read_transaction txn(ctx.db());
-    auto r = txn.exec_prepared(kById.name, id);
-    if (r.empty()) throw Error::not_found("clip");
-    tid = r[0][0].as<int64_t>();
-    view_text = r[0][1].c_str();
-  }
-  ctx.release_db();
-  const Json view = Json::parse(view_text);
-  const Json& file = view.contains("file") ? view.at("file") : Json(nullptr);
-  if (!file.is_object() || (name != "clip.srt" && file.value("name", "") != name)) throw Error::not_found("clip file");
-  auto path = object_store().local_path(clip::file_key(tid, id, name));
-  std::ifstream in(path.value_or(""), std::ios::binary | std::ios::ate);
-  if (!path || !in) throw Error::not_found("clip file");
-  const auto size = static_cast<uint64_t>(in.tellg());
-  Response res;
-  res.status = 200;
-  res.content_type = name == "clip.srt" ? "application/x-subrip; charset=utf-8" : file.value("content_type", "");
-  res.set_header("Accept-Ranges", "bytes");
-  res.set_header("Content-Disposition", "inline; filename=\"clip-" + std::to_string(id) + name.substr(4) + "\"");
-  res.set_header("Cache-Control", "private, max-age=3600");
-  // Players seek in an MP4 with Range requests (one range; anything else
-  // gets the whole file, as the RFC allows).
-  ByteRange range{0, size ? size - 1 : 0};
-  switch (ctx.req.header("range") ? parse_byte_range(*ctx.req.header("range"), size, range) : RangeAnswer::Whole) {
-    case RangeAnswer::Unsatisfiable: {
-      Response refused = ctx.services.render_error(
-          ctx.request_id, Error("invalid_request", "the range starts past the end of the file", {{"size", size}}));
-      refused.status = 416;
-      refused.set_header("Content-Range", "bytes */" + std::to_string(size));
-      return refused;
-    }
-    case RangeAnswer::Partial:
-      res.status = 206;
-      res.set_header("Content-Range", "bytes " + std::to_string(range.first) + "-" + std::to_string(range.last) + "/" +
-                                          std::to_string(size));
-      break;
-    case RangeAnswer::Whole:
-      break;
-  }
-  const uint64_t length = size ? range.last - range.first + 1 : 0;
-  res.body.resize(length);
-  in.seekg(static_cast<std::streamoff>(range.first));
-  if (length && !in.read(res.body.data(), static_cast<std::streamsize>(length)))
-    throw Error("internal_error", "the clip file could not be read");
-  return res;
 }
 
 }  // namespace scribe::api

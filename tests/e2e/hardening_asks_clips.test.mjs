@@ -263,3 +263,55 @@ test('client_nonce: a UUID and its upper-cased repeat are the same clip with one
     `(data->>'account_id')::bigint = ${payer.accountId} and data->>'purpose' = 'clip'`));
   assert.equal(holds, clips);
 });
+
+test('the quote and POST .../clips refuse the same input with the same code and field', async () => {
+  const { start, end } = range();
+  const before = Number(psql(`select count(*) from clips where account_id = ${payer.accountId}`));
+  // [the option, its value as sent, the field named]; the POST sends the
+  // value as the JSON string it is, the quote as the query's text.
+  const cases = [
+    ['title', 'bell\u0007', 'title'],
+    ['title', 'two\nlines', 'title'],
+    ['title', 'tab\there', 'title'],
+    ['title', 'del\u007f', 'title'],
+    ['title', 'c1\u0085', 'title'],
+    ['start_seconds', '0x10', 'start_seconds'],
+    ['start_seconds', '0x1', 'start_seconds'],
+    ['start_seconds', ` ${start}`, 'start_seconds'],
+    ['start_seconds', `${start} `, 'start_seconds'],
+    ['start_seconds', `+${start}`, 'start_seconds'],
+    ['start_seconds', 'inf', 'start_seconds'],
+    ['start_seconds', 'nan', 'start_seconds'],
+    ['start_seconds', '', 'start_seconds'],
+    ['end_seconds', ` ${end}`, 'end_seconds'],
+    ['end_seconds', `${end}.`, 'end_seconds'],
+    ['words_per_line', ' 3', 'words_per_line'],
+    ['words_per_line', '0x3', 'words_per_line'],
+    ['words_per_line', '2.5', 'words_per_line'],
+    ['max_charge_usd', '0x1', 'max_charge_usd'],
+    ['max_charge_usd', ' 1', 'max_charge_usd'],
+    ['rights_affirmed', 'yes', 'rights_affirmed'],
+  ];
+  for (const [name, value, field] of cases) {
+    const numbers = { start_seconds: start, end_seconds: end };
+    const body = { ...numbers, [name]: value };
+    const qs = Object.entries(body).map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&');
+    const what = `${name}=${JSON.stringify(value)}`;
+    const posted = await createClip(payer, tC, body);
+    assert.equal(posted.status, 400, `POST ${what}: ${posted.body}`);
+    const quoted = await quoteClip(payer, tC, qs);
+    assert.equal(quoted.status, 400, `quote ${what}: ${quoted.body}`);
+    const p = envelope(assert, posted, 400, 'invalid_request');
+    const q = envelope(assert, quoted, 400, 'invalid_request');
+    assert.equal(p.field, field, `POST ${what}: ${p.message}`);
+    assert.equal(q.field, field, `quote ${what}: ${q.message}`);
+  }
+  // Both accept the same good input: numbers as JSON writes them.
+  for (const [s, e] of [[start, end], [`${start}e0`, `${Math.round(end * 10)}E-1`]]) {
+    const q = await quoteClip(payer, tC,
+      `start_seconds=${s}&end_seconds=${e}&words_per_line=2.0&title=${encodeURIComponent(' Tides ')}`);
+    assert.equal(q.status, 200, q.body);
+  }
+  assert.equal(Number(psql(`select count(*) from clips where account_id = ${payer.accountId}`)), before,
+    'a refused POST made a clip');
+});
