@@ -1,8 +1,13 @@
 #include "api/http.h"
 
+#include <fcntl.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <utility>
 
 #include "common/text.h"
@@ -71,6 +76,34 @@ void ChunkStream::pull(std::function<void(std::optional<std::string>)> next) {
     }
   }
   next(end ? std::nullopt : std::move(piece));
+}
+
+std::shared_ptr<FileBody> FileBody::open(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return nullptr;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return nullptr;
+  }
+  return std::shared_ptr<FileBody>(new FileBody(fd, static_cast<uint64_t>(st.st_size)));
+}
+
+FileBody::~FileBody() { ::close(fd_); }
+
+void FileBody::select(uint64_t offset, uint64_t length) {
+  offset_ = std::min(offset, file_size_);
+  length_ = std::min(length, file_size_ - offset_);
+}
+
+long FileBody::read(uint64_t at, char* buf, std::size_t n) const {
+  if (at >= length_) return 0;
+  n = static_cast<std::size_t>(std::min<uint64_t>(n, length_ - at));
+  for (;;) {
+    const ssize_t got = ::pread(fd_, buf, n, static_cast<off_t>(offset_ + at));
+    if (got < 0 && errno == EINTR) continue;
+    return static_cast<long>(got);
+  }
 }
 
 Response Response::json(int status, const Json& body) {

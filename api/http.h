@@ -75,6 +75,40 @@ class ChunkStream {
   std::function<void(std::optional<std::string>)> waiting_;
 };
 
+// The body of a response read from a file while it is sent (a clip file):
+// bytes [offset, offset + length) of it, read 64 KiB at a time as the socket
+// drains, so a download holds one buffer and never the file. The file is
+// open from open() until the last copy goes (the server drops its copy once
+// the body is sent or the connection is gone), and so is `hold`, which a
+// handler sets to what the download occupies (a slot of a bounded count).
+class FileBody {
+ public:
+  // `path` opened for reading, the whole file selected; nullptr when it
+  // cannot be opened.
+  static std::shared_ptr<FileBody> open(const std::string& path);
+  ~FileBody();
+  FileBody(const FileBody&) = delete;
+  FileBody& operator=(const FileBody&) = delete;
+
+  uint64_t file_size() const { return file_size_; }
+  // Sends `length` bytes from `offset` instead (within the file).
+  void select(uint64_t offset, uint64_t length);
+  uint64_t offset() const { return offset_; }
+  uint64_t length() const { return length_; }
+  // Reads up to `n` bytes at `at` within the selection: how many were read,
+  // 0 past the end of the file (it shrank), -1 on an error (errno says which).
+  long read(uint64_t at, char* buf, std::size_t n) const;
+
+  std::shared_ptr<void> hold;
+
+ private:
+  FileBody(int fd, uint64_t size) : fd_(fd), file_size_(size), length_(size) {}
+  int fd_;
+  uint64_t file_size_;
+  uint64_t offset_ = 0;
+  uint64_t length_;
+};
+
 struct Response {
   int status = 200;
   std::string content_type = "application/json; charset=utf-8";
@@ -85,6 +119,9 @@ struct Response {
   bool head = false;
   // Set: `body` is ignored and the body is this stream, sent chunked.
   std::shared_ptr<ChunkStream> stream;
+  // Set: `body` is ignored and the body is this part of a file, sent with
+  // its Content-Length (a HEAD answer sends that length, without the body).
+  std::shared_ptr<FileBody> file;
 
   static Response json(int status, const Json& body);
   void set_header(const std::string& name, const std::string& value);
@@ -103,6 +140,8 @@ struct StreamPlan {
   std::string file;
   bool append = false;
   int64_t max_bytes = 0;
+  // Set: the body is handed to this sink and `file` is not opened by the server.
+  std::shared_ptr<BodySink> sink;
 };
 
 // An absolute-form request target (RFC 9112 §3.2.2), as a client talking to
@@ -128,5 +167,3 @@ bool parse_target(const std::string& target, std::string& path,
                   std::vector<std::pair<std::string, std::string>>& query);
 
 }  // namespace scribe::api
-  // Set: the body is handed to this sink and `file` is not opened by the server.
-  std::shared_ptr<BodySink> sink;

@@ -260,10 +260,13 @@ class Session : public std::enable_shared_from_this<Session> {
       return write(std::move(*plan.reject));
     }
     plan_ = std::move(plan);
-    int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (plan_.append ? O_APPEND : O_TRUNC);
-    fd_ = ::open(plan_.file.c_str(), flags, 0600);
     received_ = 0;
-    if (fd_ < 0) {
+    // A sink takes the body itself (it opens what it writes to).
+    if (!plan_.sink) {
+      int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (plan_.append ? O_APPEND : O_TRUNC);
+      fd_ = ::open(plan_.file.c_str(), flags, 0600);
+    }
+    if (!plan_.sink && fd_ < 0) {
       // The handler still runs (and answers 500), so it can release what its
       // precheck took.
       log::error("cannot open upload staging file", {{"path", plan_.file}, {"errno", errno}});
@@ -307,7 +310,8 @@ class Session : public std::enable_shared_from_this<Session> {
     int64_t room = plan_.max_bytes - received_;
     std::size_t keep =
         static_cast<std::size_t>(std::min<int64_t>(static_cast<int64_t>(got), std::max<int64_t>(room, 0)));
-    if (!write_all(chunk_.data(), keep)) return end_stream("interrupted");
+    const bool written = plan_.sink ? plan_.sink->write(chunk_.data(), keep) : write_all(chunk_.data(), keep);
+    if (!written) return end_stream("interrupted");
     received_ += static_cast<int64_t>(keep);
     if (got > keep) return end_stream("too_large");
     if (ec) return end_stream("interrupted");
@@ -340,6 +344,7 @@ class Session : public std::enable_shared_from_this<Session> {
     req.body_file = plan_.file;
     req.body_bytes = received_;
     req.body_state = state;
+    req.body_sink = std::exchange(plan_.sink, nullptr);
     // Unless the body was read to its end, the connection cannot be reused.
     if (req.body_state != "complete") keep_alive_ = false;
     dispatch(std::move(req));
@@ -347,6 +352,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void write(Response res) {
     if (res.stream && !res.head) return write_stream(std::move(res));
+    if (res.file && !res.head) return write_file(std::move(res));
     auto msg = std::make_shared<http::response<http::string_body>>();
     msg->version(11);
     msg->result(static_cast<unsigned>(res.status));
@@ -356,7 +362,7 @@ class Session : public std::enable_shared_from_this<Session> {
     bool keep = keep_alive_ && !closing_ && !server_.stopping;
     msg->keep_alive(keep);
     if (res.head) {
-      msg->content_length(res.body.size());
+      msg->content_length(res.file ? res.file->length() : res.body.size());
     } else {
       msg->body() = std::move(res.body);
       msg->prepare_payload();
@@ -432,6 +438,67 @@ class Session : public std::enable_shared_from_this<Session> {
     read();
   }
 
+  // A file's bytes (Response::file): the head with its Content-Length, then
+  // the selected range read kChunkBytes at a time into the session's one
+  // buffer, each read after the previous write has gone to the socket, so a
+  // slow reader holds the server's writes, not the file in memory. The reads
+  // are pread(2) on the I/O thread, like the upload writes: a clip file was
+  // just written and is in the page cache, where 64 KiB take microseconds.
+  // The file (and the handler's hold on it) is dropped as soon as the body
+  // is out or the connection fails, before the connection is reused or closed.
+  void write_file(Response res) {
+    auto msg = std::make_shared<http::response<http::empty_body>>();
+    msg->version(11);
+    msg->result(static_cast<unsigned>(res.status));
+    msg->set(http::field::server, "scribe");
+    if (!res.content_type.empty()) msg->set(http::field::content_type, res.content_type);
+    for (auto& [k, v] : res.headers) msg->set(k, v);
+    const bool keep = keep_alive_ && !closing_ && !server_.stopping;
+    msg->keep_alive(keep);
+    msg->content_length(res.file->length());
+    auto sr = std::make_shared<http::response_serializer<http::empty_body>>(*msg);
+    sending_ = std::move(res.file);
+    sent_ = 0;
+    stream_.expires_after(kIdleTimeout);
+    http::async_write_header(stream_, *sr,
+                             [self = shared_from_this(), msg, sr, keep](beast::error_code ec, std::size_t) {
+                               if (ec) return self->end_file(ec, keep);
+                               self->next_file_chunk(keep);
+                             });
+  }
+
+  void next_file_chunk(bool keep) {
+    // The connection failed meanwhile (close() dropped the file).
+    if (!sending_ || closed_) return end_file(net::error::operation_aborted, keep);
+    if (sent_ == sending_->length()) return end_file({}, keep);
+    if (chunk_.empty()) chunk_.resize(kChunkBytes);
+    const long got = sending_->read(sent_, chunk_.data(), chunk_.size());
+    if (got <= 0) {
+      // The head promised more bytes than the file now has (or a read
+      // failed): the body cannot be completed, so the connection closes and
+      // the client sees a short body rather than a wrong one.
+      log::error("clip file read failed while sending",
+                 {{"sent", sent_}, {"length", sending_->length()}, {"errno", got < 0 ? errno : 0}});
+      return end_file(net::error::broken_pipe, keep);
+    }
+    stream_.expires_after(kIdleTimeout);
+    net::async_write(stream_, net::buffer(chunk_.data(), static_cast<std::size_t>(got)),
+                     [self = shared_from_this(), keep](beast::error_code ec, std::size_t n) {
+                       if (ec) return self->end_file(ec, keep);
+                       self->sent_ += n;
+                       self->next_file_chunk(keep);
+                     });
+  }
+
+  void end_file(beast::error_code ec, bool keep) {
+    sending_.reset();
+    busy_ = false;
+    server_.request_finished();
+    if (ec) return close();
+    if (!keep || closing_ || server_.stopping) return linger();
+    read();
+  }
+
   // Closes after an answer: our side first (the client sees the end of the
   // answer), then what the client still sends is drained until it closes
   // too, kLingerTimeout passes or kLingerBytes arrive.
@@ -458,6 +525,7 @@ class Session : public std::enable_shared_from_this<Session> {
     closed_ = true;
     // A pending pull holds this session; dropping it lets both go.
     if (auto body = std::exchange(streaming_, nullptr)) body->mark_gone();
+    sending_.reset();  // a file being sent, and its hold
     beast::error_code ec;
     stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
     stream_.close();
@@ -468,6 +536,8 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::tcp_stream stream_;
   HttpServer::Impl& server_;
   std::shared_ptr<ChunkStream> streaming_;  // the body being streamed, if any
+  std::shared_ptr<FileBody> sending_;       // the file being sent, if any
+  uint64_t sent_ = 0;                       // bytes of it written so far
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::empty_body>> header_parser_;
   std::optional<http::request_parser<http::string_body>> parser_;

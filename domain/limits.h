@@ -72,6 +72,12 @@ inline constexpr int kClipLinkTtlSeconds = 3600;
 
 // Not in the spec's table; our own decisions, documented in the OpenAPI document.
 inline constexpr std::size_t kMaxJsonBodyBytes = 1 << 20;  // 413 above this
+// Downloads of one clip file (GET /clips/files/{clipId}/{name}, every link to
+// it together) that one server process sends at once: a browser opens at most
+// 6 connections to a host, so one viewer seeking never needs more. One more
+// is 429 rate_limited with retry_after kClipFileBusyRetryAfterSeconds.
+inline constexpr int kClipFileDownloadsAtOnce = 6;
+inline constexpr int kClipFileBusyRetryAfterSeconds = 1;
 // The request head. A request target (path and query) longer than this is
 // 414 URI Too Long; the header fields together (each counted as
 // "name: value" plus CRLF) longer than kMaxHeaderFieldsBytes are 431 Request

@@ -154,3 +154,149 @@ test('a refine_prompt hiding a marker behind spaces, invisibles or compatibility
     assert.equal(ok.status, 200, ok.body);
     assert.equal(ok.json.regen_count, 1);
   });
+
+// --- item 8: clip files streamed, downloads at once bounded --------------------
+
+// GET over a raw socket. `pauseAfterHead`: stop reading once the head has
+// arrived (a slow reader: the server's writes then block on the full socket)
+// until resume(). Resolves `head` ({status, headers}) and `done` (the body).
+function rawGet(path, { headers = {}, pauseAfterHead = false } = {}) {
+  const socket = connect(server.port, '127.0.0.1');
+  const lines = [`GET ${path} HTTP/1.1`, `Host: 127.0.0.1:${server.port}`, 'Connection: close',
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+  const chunks = [];
+  let resolveHead;
+  const head = new Promise((resolve) => { resolveHead = resolve; });
+  let parsed;
+  socket.on('data', (d) => {
+    chunks.push(d);
+    if (parsed) return;
+    const all = Buffer.concat(chunks);
+    const end = all.indexOf('\r\n\r\n');
+    if (end < 0) return;
+    const [statusLine, ...fields] = all.subarray(0, end).toString('latin1').split('\r\n');
+    parsed = { status: Number(statusLine.split(' ')[1]), headers: {}, bodyStart: end + 4 };
+    for (const f of fields) {
+      const i = f.indexOf(':');
+      parsed.headers[f.slice(0, i).trim().toLowerCase()] = f.slice(i + 1).trim();
+    }
+    if (pauseAfterHead) socket.pause();
+    resolveHead(parsed);
+  });
+  const done = (async () => {
+    await once(socket, 'close');
+    const all = Buffer.concat(chunks);
+    if (!parsed) throw new Error(`no answer to GET ${path}: ${all.toString('latin1').slice(0, 200)}`);
+    return all.subarray(parsed.bodyStart);
+  })();
+  done.catch(() => {});
+  return { head, done, resume: () => socket.resume(), destroy: () => socket.destroy() };
+}
+
+const pathOf = (url) => url.slice(server.url.length);
+const rssKiB = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.proc.pid}/status`, 'utf8'))[1]);
+
+async function bigClip() {
+  if (big) return big;
+  // About 5 MB a second of 1080x1080 noise: 3.5 s make some 30 MB.
+  const end = Math.min(Math.floor(noisy.row.duration_seconds * 10) / 10, 3.5);
+  const res = await api(`/transcriptions/${noisy.id}/clips`, { method: 'POST',
+    body: { start_seconds: 0, end_seconds: end, output: 'video', aspect: '1:1', framing: 'crop' } });
+  assert.equal(res.status, 202, res.body);
+  const clip = await clipFinished(server, acc.key, noisy.id, res.json.id, { limitSeconds: 600 });
+  assert.equal(clip.status, 'completed', JSON.stringify(clip.error));
+  const path = join(OBJECTS, `transcripts/${noisy.id}/clips/${clip.id}/clip.mp4`);
+  big = { clip, url: clip.file_url, path, bytes: readFileSync(path) };
+  return big;
+}
+
+test('a clip file of tens of MB is served whole and by ranges, byte for byte', async () => {
+  const { url, bytes } = await bigClip();
+  const size = bytes.length;
+  assert.ok(size >= 20e6, `the rendered clip is only ${size} bytes`);
+  const whole = rawGet(pathOf(url));
+  assert.equal((await whole.head).status, 200);
+  assert.equal((await whole.head).headers['content-length'], String(size));
+  assert.ok((await whole.done).equals(bytes), 'the whole download differs from the stored file');
+  // Ranges: the first byte, a span across 64 KiB boundaries, the tail, an
+  // open end; together with the rest they make the file.
+  const cuts = [0, 1, 65535, 3 * 65536 + 17, Math.floor(size / 2), size - 100];
+  const parts = [];
+  for (let i = 0; i < cuts.length; i++) {
+    const last = i + 1 < cuts.length ? cuts[i + 1] - 1 : size - 1;
+    const range = i + 1 < cuts.length ? `bytes=${cuts[i]}-${last}` : `bytes=-${size - cuts[i]}`;
+    const r = rawGet(pathOf(url), { headers: { Range: range } });
+    const h = await r.head;
+    assert.equal(h.status, 206, range);
+    assert.equal(h.headers['content-range'], `bytes ${cuts[i]}-${last}/${size}`);
+    assert.equal(h.headers['content-length'], String(last - cuts[i] + 1));
+    const body = await r.done;
+    assert.ok(body.equals(bytes.subarray(cuts[i], last + 1)), `range ${range} differs`);
+    parts.push(body);
+  }
+  assert.ok(Buffer.concat(parts).equals(bytes));
+  const open = rawGet(pathOf(url), { headers: { Range: `bytes=${size - 5}-` } });
+  assert.ok((await open.done).equals(bytes.subarray(size - 5)));
+  const past = rawGet(pathOf(url), { headers: { Range: `bytes=${size}-` } });
+  assert.equal((await past.head).status, 416);
+  assert.equal((await past.head).headers['content-range'], `bytes */${size}`);
+  await past.done;
+  // HEAD: the headers of the whole file, no body.
+  const headRes = await curl(url, { method: 'HEAD', rawArgs: ['-I'] });
+  assert.equal(headRes.status, 200);
+  assert.equal(headRes.headers['content-length'], String(size));
+});
+
+test(`more than ${DOWNLOADS_AT_ONCE} downloads of one clip file at once: the excess is 429, the others complete`,
+  async () => {
+    const { clip, url, bytes } = await bigClip();
+    const slow = [];
+    try {
+      for (let i = 0; i < DOWNLOADS_AT_ONCE; i++) {
+        const r = rawGet(pathOf(url), { pauseAfterHead: true });
+        slow.push(r);
+        assert.equal((await r.head).status, 200, `download ${i + 1}`);
+      }
+      const excess = await curl(url);
+      const e = envelope(assert, excess, 429, 'rate_limited');
+      assert.ok(Number.isInteger(e.retry_after) && e.retry_after >= 1, excess.body);
+      assert.equal(excess.headers['retry-after'], String(e.retry_after));
+      assert.match(e.message, new RegExp(`${DOWNLOADS_AT_ONCE} downloads`));
+      // Per file: the clip's other file is not held up.
+      const srt = await curl(clip.srt_url);
+      assert.equal(srt.status, 200, srt.body);
+      for (const r of slow) r.resume();
+      for (const r of slow) assert.ok((await r.done).equals(bytes), 'a held download did not complete whole');
+    } finally {
+      for (const r of slow) r.destroy();
+    }
+    // The slots are free again.
+    const again = rawGet(pathOf(url));
+    assert.equal((await again.head).status, 200);
+    assert.ok((await again.done).equals(bytes));
+  });
+
+test('slow downloads of a big clip file do not hold it in the server\'s memory', async () => {
+  const { url, bytes } = await bigClip();
+  const before = rssKiB();
+  const slow = [];
+  try {
+    for (let i = 0; i < DOWNLOADS_AT_ONCE; i++) {
+      const r = rawGet(pathOf(url), { pauseAfterHead: true });
+      slow.push(r);
+      assert.equal((await r.head).status, 200);
+    }
+    // Every download has its answer started and is stalled on a full socket:
+    // a server holding each file whole would have grown by about
+    // DOWNLOADS_AT_ONCE x the file; streaming holds a 64 KiB buffer each.
+    const grown = (rssKiB() - before) * 1024;
+    const whole = DOWNLOADS_AT_ONCE * bytes.length;
+    assert.ok(grown < whole / 4, `the server grew by ${(grown / 1e6).toFixed(1)} MB during ${DOWNLOADS_AT_ONCE} ` +
+      `stalled downloads of a ${(bytes.length / 1e6).toFixed(1)} MB file`);
+    for (const r of slow) r.resume();
+    for (const r of slow) assert.ok((await r.done).equals(bytes));
+  } finally {
+    for (const r of slow) r.destroy();
+  }
+});
