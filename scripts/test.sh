@@ -109,9 +109,10 @@ export SCRIBE_TEST_DATABASE_URL=$(db_url scribe) SCRIBE_TEST_TEMPLATE_DB=scribe_
 export SCRIBE_E2E_MEDIA_CACHE=$(mktemp -d /tmp/scribe-e2e-media.XXXXXX)
 export SCRIBE_E2E_TIMES="$pgdir/e2e-times"
 
-# Files that kill processes, depend on timing or render CPU-heavy video run
+# Files that kill processes, depend on timing (ratelimit: a refilling window)
+# or render CPU-heavy video run
 # alone; every other file runs with others.
-serial=(clips_kill reliability clips)
+serial=(clips_kill reliability clips ratelimit)
 concurrent=()
 for f in tests/e2e/*.test.mjs; do
   name=$(basename "$f" .test.mjs)
