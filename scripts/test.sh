@@ -110,8 +110,7 @@ export SCRIBE_E2E_MEDIA_CACHE=$(mktemp -d /tmp/scribe-e2e-media.XXXXXX)
 export SCRIBE_E2E_TIMES="$pgdir/e2e-times"
 
 # Files that kill processes, depend on timing (ratelimit: a refilling window)
-# or render CPU-heavy video run
-# alone; every other file runs with others.
+# or render CPU-heavy video run alone; every other file runs with others.
 serial=(clips_kill reliability clips ratelimit)
 concurrent=()
 for f in tests/e2e/*.test.mjs; do
