@@ -29,6 +29,9 @@ const db::Statement kStore{"idempotency.store",
                            "where principal = $1 and key = $2 and completed_at is null"};
 const db::Statement kRelease{"idempotency.release",
                              "delete from idempotency_keys where principal = $1 and key = $2 and completed_at is null"};
+const db::Statement kForget{"idempotency.forget",
+                            "delete from idempotency_keys where principal = $1 and key = $2 "
+                            "and completed_at is not null and response_body = $3"};
 
 // Headers that describe this particular delivery, not the stored result.
 bool replayable_header(const std::string& name) {
@@ -71,22 +74,32 @@ void Idempotency::validate_key(const std::string& key) {
 
 Idempotency::Outcome Idempotency::begin(pqxx::connection& conn, const std::string& principal, const std::string& key,
                                         const Request& req) {
+  // Entries stored before fingerprints were canonical hold the bare SHA-256
+  // of the bytes; for their remaining 24 h the same bytes still replay.
+  return claim(conn, principal, key, req.method, req.path, body_fingerprint(req.body), crypto::sha256_hex(req.body));
+}
+
+Idempotency::Outcome Idempotency::begin_fingerprinted(pqxx::connection& conn, const std::string& principal,
+                                                      const std::string& key, const std::string& method,
+                                                      const std::string& path, const std::string& fingerprint) {
+  return claim(conn, principal, key, method, path, fingerprint, fingerprint);
+}
+
+Idempotency::Outcome Idempotency::claim(pqxx::connection& conn, const std::string& principal, const std::string& key,
+                                        const std::string& method, const std::string& path,
+                                        const std::string& body_hash, const std::string& also_accepted) {
   validate_key(key);
-  const std::string body_hash = body_fingerprint(req.body);
   for (int attempt = 0; attempt < 3; ++attempt) {
     pqxx::nontransaction txn(conn);
     txn.exec_prepared(kExpire.name, principal, key, limits::kIdempotencyTtlSeconds);
-    if (txn.exec_prepared(kClaim.name, principal, key, req.method, req.path, body_hash).affected_rows() == 1)
-      return Proceed{};
+    if (txn.exec_prepared(kClaim.name, principal, key, method, path, body_hash).affected_rows() == 1) return Proceed{};
     auto res = txn.exec_prepared(kLookup.name, principal, key);
     if (res.empty()) continue;  // released between our claim and lookup; try again
     const auto& row = res[0];
-    if (row[0].c_str() != req.method || row[1].c_str() != req.path)
+    if (row[0].c_str() != method || row[1].c_str() != path)
       throw Error::invalid("Idempotency-Key", "this Idempotency-Key was used for " + std::string(row[0].c_str()) + " " +
                                                   row[1].c_str() + "; use a new key for a different endpoint");
-    // Entries stored before fingerprints were canonical hold the bare SHA-256
-    // of the bytes; for their remaining 24 h the same bytes still replay.
-    if (row[2].c_str() != body_hash && row[2].c_str() != crypto::sha256_hex(req.body))
+    if (row[2].c_str() != body_hash && row[2].c_str() != also_accepted)
       throw Error::invalid("Idempotency-Key",
                            "this Idempotency-Key was used with a different request body; use a new key");
     if (!row[3].as<bool>()) {
@@ -106,6 +119,17 @@ Idempotency::Outcome Idempotency::begin(pqxx::connection& conn, const std::strin
     return r;
   }
   throw Error("internal_error", "could not claim the Idempotency-Key; retry");
+}
+
+void Idempotency::release(pqxx::connection& conn, const std::string& principal, const std::string& key) {
+  pqxx::nontransaction txn(conn);
+  txn.exec_prepared(kRelease.name, principal, key);
+}
+
+bool Idempotency::forget(pqxx::connection& conn, const std::string& principal, const std::string& key,
+                         const std::string& stored_body) {
+  pqxx::nontransaction txn(conn);
+  return txn.exec_prepared(kForget.name, principal, key, stored_body).affected_rows() == 1;
 }
 
 void Idempotency::finish(pqxx::connection& conn, const std::string& principal, const std::string& key,

@@ -28,6 +28,19 @@ class Idempotency {
   // Throws Error for rule 3 and rule 5.
   static Outcome begin(pqxx::connection& conn, const std::string& principal, const std::string& key,
                        const Request& req);
+  // begin() for a request whose body is not in Request::body (a multipart
+  // upload streamed to disk): rule 3 compares `fingerprint`, which the caller
+  // made of what it parsed (api/openai/transcription_form.h).
+  static Outcome begin_fingerprinted(pqxx::connection& conn, const std::string& principal, const std::string& key,
+                                     const std::string& method, const std::string& path,
+                                     const std::string& fingerprint);
+  // Releases a claimed key whose request stored nothing (as a 5xx does).
+  static void release(pqxx::connection& conn, const std::string& principal, const std::string& key);
+  // Deletes a completed entry, but only while it still holds `stored_body`
+  // (so of two callers forgetting the same entry, the second cannot delete
+  // the claim the first made since); true when it did.
+  static bool forget(pqxx::connection& conn, const std::string& principal, const std::string& key,
+                     const std::string& stored_body);
   // Stores the response of a claimed key (2xx/4xx) or releases it (5xx).
   // Leaves a response stored already (by the overload below) as it is.
   static void finish(pqxx::connection& conn, const std::string& principal, const std::string& key, const Response& res);
@@ -52,6 +65,11 @@ class Idempotency {
   // how many. `scribe serve` calls it now and then, so keys that never come
   // back do not pile up.
   static int purge_expired(pqxx::connection& conn, int batch = 1000);
+
+ private:
+  static Outcome claim(pqxx::connection& conn, const std::string& principal, const std::string& key,
+                       const std::string& method, const std::string& path, const std::string& body_hash,
+                       const std::string& also_accepted);
 };
 
 }  // namespace scribe::api

@@ -1,5 +1,6 @@
-// Purging expired idempotency entries against a real PostgreSQL: entries past
-// their 24 h go, younger ones (a request still running included) stay.
+// Idempotency entries against a real PostgreSQL: purging (entries past their
+// 24 h go, younger ones, a request still running included, stay) and the
+// fingerprinted claims of bodies streamed to disk.
 #include "api/idempotency.h"
 
 #include "tests/pg_fixture.h"
@@ -45,6 +46,46 @@ TEST_F(IdempotencyPurgeTest, PurgesEntriesOlderThanADayAndKeepsTheRest) {
   EXPECT_EQ(count(*conn, fresh_open), 1);
   EXPECT_EQ(count(*conn, almost), 1);
   EXPECT_EQ(Idempotency::purge_expired(*conn), 0);
+}
+
+// A body that is not in Request::body (the OpenAI route's multipart upload)
+// is compared by the caller's fingerprint; forget() deletes a completed entry
+// only while it still holds the body the caller saw.
+TEST_F(IdempotencyPurgeTest, FingerprintedClaimsReplayAndForgetOnlyWhatWasSeen) {
+  auto conn = connect();
+  const std::string who = unique("idem-fp");
+  const std::string path = "/v1/audio/transcriptions";
+  auto first = Idempotency::begin_fingerprinted(*conn, who, "k", "POST", path, "oa1:aaa");
+  EXPECT_TRUE(std::holds_alternative<Idempotency::Proceed>(first));
+  try {
+    Idempotency::begin_fingerprinted(*conn, who, "k", "POST", path, "oa1:aaa");
+    ADD_FAILURE() << "a second claim while the first runs";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), "not_ready");
+  }
+  Response stored;
+  stored.content_type = "application/x-pointer";
+  stored.body = "{\"transcription_id\":7}";
+  Idempotency::finish(*conn, who, "k", stored);
+  auto again = Idempotency::begin_fingerprinted(*conn, who, "k", "POST", path, "oa1:aaa");
+  ASSERT_TRUE(std::holds_alternative<Response>(again));
+  EXPECT_EQ(std::get<Response>(again).body, stored.body);
+  EXPECT_EQ(std::get<Response>(again).content_type, "application/x-pointer");
+  try {
+    Idempotency::begin_fingerprinted(*conn, who, "k", "POST", path, "oa1:bbb");
+    ADD_FAILURE() << "another fingerprint under the same key";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.http_status(), 400);
+  }
+  EXPECT_FALSE(Idempotency::forget(*conn, who, "k", "{\"transcription_id\":8}"));
+  EXPECT_TRUE(Idempotency::forget(*conn, who, "k", stored.body));
+  EXPECT_EQ(count(*conn, who), 0);
+  // A claim in flight is not forgotten, only released.
+  EXPECT_TRUE(std::holds_alternative<Idempotency::Proceed>(
+      Idempotency::begin_fingerprinted(*conn, who, "k", "POST", path, "oa1:bbb")));
+  EXPECT_FALSE(Idempotency::forget(*conn, who, "k", ""));
+  Idempotency::release(*conn, who, "k");
+  EXPECT_EQ(count(*conn, who), 0);
 }
 
 }  // namespace
