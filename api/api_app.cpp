@@ -2,6 +2,7 @@
 
 #include "api/idempotency.h"
 #include "api/metrics.h"
+#include "api/openai/openai_errors.h"
 #include "common/crypto.h"
 #include "common/log.h"
 #include "domain/limits.h"
@@ -16,7 +17,8 @@ constexpr const char* kAllowHeaders =
 constexpr const char* kExposeHeaders =
     "X-Request-Id, Retry-After, Location, Content-Disposition, Idempotent-Replayed, Tus-Resumable, Tus-Version, "
     "Tus-Extension, Tus-Max-Size, Upload-Offset, Upload-Length, Upload-Expires, x-service-segment-count, "
-    "x-service-cue-count, x-service-cue-source, x-service-cue-mode, Mcp-Session-Id, WWW-Authenticate";
+    "x-service-cue-count, x-service-cue-source, x-service-cue-mode, Mcp-Session-Id, WWW-Authenticate, "
+    "x-should-retry, x-scribe-transcription-id";
 
 // Accepts a caller's X-Request-Id when it is short and plain; otherwise mints one.
 std::string request_id_for(const Request& req) {
@@ -31,7 +33,7 @@ std::string request_id_for(const Request& req) {
 
 bool is_api_path(const std::string& path) {
   return path.rfind("/api/v1", 0) == 0 || path == "/mcp" || path.rfind("/mcp/", 0) == 0 ||
-         path.rfind("/uploads/", 0) == 0 || path.rfind("/.well-known/mcp/", 0) == 0;
+         path.rfind("/uploads/", 0) == 0 || path.rfind("/.well-known/mcp/", 0) == 0 || openai::is_openai_path(path);
 }
 
 }  // namespace
@@ -87,6 +89,7 @@ std::optional<Error> ApiApp::to_origin_form(Request& req) const {
 Response ApiApp::render_error(const Request& req, const Error& err) const {
   std::string id = request_id_for(req);
   Response res = error_response(id, err);
+  if (openai::is_openai_path(req.target.substr(0, req.target.find('?')))) openai::decorate_error(res);
   res.set_header("X-Request-Id", id);
   res.set_header("Access-Control-Allow-Origin", "*");
   res.set_header("Access-Control-Expose-Headers", kExposeHeaders);
@@ -100,6 +103,8 @@ void ApiApp::finish(const Request& req, const std::string& request_id, const std
     res.set_header("Access-Control-Allow-Origin", "*");
     res.set_header("Access-Control-Expose-Headers", kExposeHeaders);
   }
+  // OpenAI's clients read type and param, and x-should-retry (api/openai/openai_errors.h).
+  if (openai::is_openai_path(req.path)) openai::decorate_error(res);
   double seconds = std::chrono::duration<double>(now() - started).count();
   Metrics::instance().observe(route, req.method, res.status, seconds);
   res.head = req.method == "HEAD";
@@ -171,33 +176,36 @@ void ApiApp::dispatch(Request req, Responder respond) {
   });
 }
 
+void ApiApp::authorize(RequestContext& ctx, const Route& route) {
+  if (!route.authenticated) return;
+  // A route whose handler checks the key in its own statement may start
+  // from the cache (no round trip); every other route reads the key now.
+  if (route.handler_checks_key) ctx.principal = services_.authenticator.cached(ctx.req);
+  auto authenticate = [&] {
+    // Refusals that need no database come before a connection is leased.
+    services_.authenticator.screen(ctx.req);
+    pqxx::nontransaction txn(ctx.db());
+    ctx.principal = services_.authenticator.authenticate(txn, ctx.req);
+  };
+  if (!ctx.principal) authenticate();
+  if (route.rate_limited) {
+    int64_t wait = services_.limiter.take(ctx.db(), ctx.principal->rate_bucket());
+    // A refusal is only for a valid key: a revoked one is 401, never 429.
+    if (wait > 0 && !ctx.principal->verified) authenticate();
+    if (wait > 0)
+      throw Error("rate_limited",
+                  "more than " + std::to_string(services_.limiter.per_minute()) +
+                      " requests per minute for this API key; retry after " + std::to_string(wait) + " s",
+                  {{"retry_after", wait}});
+  }
+  // An MCP request is a POST for reads too: the handler checks each tool.
+  if (!route.own_protocol && !apikey::allows_method(ctx.principal->permission, ctx.req.method))
+    throw Error("scope_forbidden", "this API key is read-only; " + ctx.req.method + " needs a full-access key");
+}
+
 void ApiApp::run(std::shared_ptr<RequestContext> ctx, const Route& route, Responder respond, TimePoint started) {
   try {
-    if (route.authenticated) {
-      // A route whose handler checks the key in its own statement may start
-      // from the cache (no round trip); every other route reads the key now.
-      if (route.handler_checks_key) ctx->principal = services_.authenticator.cached(ctx->req);
-      auto authenticate = [&] {
-        // Refusals that need no database come before a connection is leased.
-        services_.authenticator.screen(ctx->req);
-        pqxx::nontransaction txn(ctx->db());
-        ctx->principal = services_.authenticator.authenticate(txn, ctx->req);
-      };
-      if (!ctx->principal) authenticate();
-      if (route.rate_limited) {
-        int64_t wait = services_.limiter.take(ctx->db(), ctx->principal->rate_bucket());
-        // A refusal is only for a valid key: a revoked one is 401, never 429.
-        if (wait > 0 && !ctx->principal->verified) authenticate();
-        if (wait > 0)
-          throw Error("rate_limited",
-                      "more than " + std::to_string(services_.limiter.per_minute()) +
-                          " requests per minute for this API key; retry after " + std::to_string(wait) + " s",
-                      {{"retry_after", wait}});
-      }
-      // An MCP request is a POST for reads too: the handler checks each tool.
-      if (!route.own_protocol && !apikey::allows_method(ctx->principal->permission, ctx->req.method))
-        throw Error("scope_forbidden", "this API key is read-only; " + ctx->req.method + " needs a full-access key");
-    }
+    authorize(*ctx, route);
   } catch (const Error& err) {
     if (err.http_status() >= 500)
       log::error("request failed", {{"request_id", ctx->request_id}, {"code", err.code()}, {"error", err.message()}});
@@ -243,7 +251,7 @@ void ApiApp::execute(std::shared_ptr<RequestContext> ctx, const Route& route,
                       " asks or regenerations running; retry after " +
                       std::to_string(limits::kLongRequestsRetryAfterSeconds) + " s",
                   {{"reason", "long_requests_in_flight"}, {"retry_after", limits::kLongRequestsRetryAfterSeconds}});
-    if (ctx->req.method == "POST" && ctx->principal && !route.own_protocol) {
+    if (ctx->req.method == "POST" && ctx->principal && !route.own_protocol && !route.claims_idempotency) {
       if (auto key = ctx->req.header("idempotency-key")) {
         auto outcome = Idempotency::begin(ctx->db(), ctx->principal->idempotency_principal(), *key, ctx->req);
         if (auto* cached = std::get_if<Response>(&outcome)) {

@@ -30,12 +30,20 @@ class ApiApp {
   // refuses the request (by throwing scribe::Error) or says where the body
   // goes. The route's own handler then runs once the body is in the file.
   using StreamPrecheck = std::function<StreamPlan(RequestContext&)>;
-  void add_stream(const std::string& method, const std::string& pattern, StreamPrecheck precheck);
+  // `authenticated`: the precheck runs with the caller's principal, after
+  // the same authentication, rate limit and scope checks as any request
+  // (authorize); the route's own entry then leaves the rate limit out, so
+  // the request counts once.
+  void add_stream(const std::string& method, const std::string& pattern, StreamPrecheck precheck,
+                  bool authenticated = false);
   bool streams(const std::string& method, const std::string& target) const;
   void prepare_stream(Request head, std::function<void(StreamPlan)> done);
 
  private:
   void run(std::shared_ptr<RequestContext> ctx, const Route& route, Responder respond, TimePoint started);
+  // Authentication (in-memory refusals first, then the key's row), rate
+  // limit and scope, as `route` asks for them; throws the refusal.
+  void authorize(RequestContext& ctx, const Route& route);
   // The part of the pipeline after authentication, rate limit and scope:
   // idempotency, the handler (or async handler), the error envelope. `done`
   // gets the response exactly once.

@@ -3,13 +3,16 @@
 // match, error envelope, access log) but on the head alone, so an upload that
 // will be refused is refused before a byte of its body is read.
 #include "api/api_app.h"
+#include "api/openai/openai_errors.h"
 #include "common/crypto.h"
 #include "common/log.h"
 
 namespace scribe::api {
 
-void ApiApp::add_stream(const std::string& method, const std::string& pattern, StreamPrecheck precheck) {
-  stream_router_.add(Route{.method = method, .pattern = pattern, .authenticated = false, .rate_limited = false});
+void ApiApp::add_stream(const std::string& method, const std::string& pattern, StreamPrecheck precheck,
+                        bool authenticated) {
+  stream_router_.add(
+      Route{.method = method, .pattern = pattern, .authenticated = authenticated, .rate_limited = authenticated});
   prechecks_[method + " " + pattern] = std::move(precheck);
 }
 
@@ -41,11 +44,14 @@ void ApiApp::prepare_stream(Request head, std::function<void(StreamPlan)> done) 
   ctx->params = std::move(m.params);
   const StreamPrecheck* precheck = &prechecks_.at(m.route->method + " " + m.route->pattern);
   std::string pattern = m.route->pattern;
-  workers_.post([this, ctx, precheck, pattern, done = std::move(done)] {
+  const Route* route = m.route;
+  workers_.post([this, ctx, precheck, route, pattern, done = std::move(done)] {
     StreamPlan plan;
     try {
+      authorize(*ctx, *route);
       plan = (*precheck)(*ctx);
     } catch (const Error& err) {
+      if (route->authenticated && err.http_status() == 401) services_.authenticator.record_failure(ctx->req);
       plan.reject = error_response(ctx->request_id, err);
     } catch (const std::exception& err) {
       log::error("upload precheck failed", {{"route", pattern}, {"error", err.what()}});
@@ -55,6 +61,7 @@ void ApiApp::prepare_stream(Request head, std::function<void(StreamPlan)> done) 
     if (plan.reject) {
       plan.reject->set_header("X-Request-Id", ctx->request_id);
       plan.reject->set_header("Access-Control-Allow-Origin", "*");
+      if (openai::is_openai_path(ctx->req.path)) openai::decorate_error(*plan.reject);
       log::info("request", {{"request_id", ctx->request_id},
                             {"method", ctx->req.method},
                             {"route", pattern},

@@ -67,6 +67,10 @@ struct Route {
   // regeneration): an account may have limits::kLongRequestsInFlightPerAccount
   // of these running at once, one more is refused (ApiApp::execute).
   bool long_running = false;
+  // The handler claims the Idempotency-Key itself, with a fingerprint of
+  // what it parsed (a multipart body streamed to disk is not in Request::body:
+  // api/openai/), so ApiApp::execute leaves the key alone.
+  bool claims_idempotency = false;
 };
 
 class Router {

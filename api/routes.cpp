@@ -2,6 +2,7 @@
 // these (tests/e2e/openapi.test.mjs checks both directions).
 #include "api/api_app.h"
 #include "api/handlers/handlers.h"
+#include "api/openai/handlers.h"
 
 namespace scribe::api {
 
@@ -109,6 +110,19 @@ void register_routes(ApiApp& app) {
               .authenticated = true,
               .rate_limited = true,
               .async_handler = WaitHandler::handle});
+  // OpenAI-compatible speech to text (api/openai/): the body streams to disk
+  // after a precheck that counts the request against the rate limit, so the
+  // route itself does not count it again; it waits for the transcription
+  // without a thread, and claims its Idempotency-Key itself.
+  app.add_stream("POST", "/v1/audio/transcriptions", openai::TranscriptionsHandler::precheck, true);
+  r.add(Route{.method = "POST",
+              .pattern = "/v1/audio/transcriptions",
+              .authenticated = true,
+              .rate_limited = false,
+              .async_handler = openai::TranscriptionsHandler::handle,
+              .claims_idempotency = true});
+  authed("GET", "/v1/models", openai::ModelsHandler::list);
+  authed("GET", "/v1/models/{model}", openai::ModelsHandler::get);
 }
 
 }  // namespace scribe::api

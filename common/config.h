@@ -26,6 +26,10 @@ struct Config {
 };
 
 // Value parsers. Each throws std::invalid_argument with what is wrong with the
+  // POST /v1/audio/transcriptions without an Idempotency-Key: how long after
+  // it finished a transcription still answers a repeat of the same upload
+  // (api/openai/transcriptions_handler.cpp).
+  int openai_dedupe_seconds = 0;
 // text (the caller adds the setting's name and what is allowed).
 
 // A whole decimal integer in [min, max]: "80x", "", " 8" and "1e3" are refused.

@@ -112,5 +112,18 @@ inline constexpr int kSearchTotalCap = 1'000;
 // long_requests_in_flight and this retry_after.
 inline constexpr int kLongRequestsInFlightPerAccount = 2;
 inline constexpr int kLongRequestsRetryAfterSeconds = 5;
+// POST /v1/audio/transcriptions (OpenAI-compatible, api/openai/): the
+// multipart body may exceed the file's kMaxUploadBytes by this much (its form
+// fields, at most 64 of 64 KiB, and part headers); a Content-Length over the
+// sum is 413 before any byte is read. The staging file of an upload that never
+// finished is swept this long after it began. The connection waiting for the
+// transcription checks it (and a stream sends a keep-alive comment) every
+// kOpenAiWaitSliceSeconds. Without an Idempotency-Key, a repeat of the same
+// upload is answered by the first transcription while it runs and for
+// kOpenAiDedupeSecondsDefault after it finished (SCRIBE_OPENAI_DEDUPE_SECONDS).
+inline constexpr int64_t kMaxMultipartOverheadBytes = 5 * 1024 * 1024;
+inline constexpr int kOpenAiStagingTtlSeconds = 24 * 3600;
+inline constexpr int kOpenAiWaitSliceSeconds = 15;
+inline constexpr int kOpenAiDedupeSecondsDefault = 900;
 
 }  // namespace scribe::limits
