@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "api/mcp/mcp_origins.h"
 #include "common/text.h"
 #include "domain/limits.h"
 #include "domain/webhook.h"
@@ -86,6 +87,18 @@ std::vector<SettingSpec> make_specs() {
                  s.server.public_url = v;
                  s.server.public_url_given = true;
                })});
+  t.push_back({"SCRIBE_MCP_ALLOWED_ORIGINS", "mcp-allowed-origins", "server",
+               "web origins, besides this server's own (its loopback names when it listens on loopback, its listen "
+               "host and its public URL), whose pages may call /mcp; any other Origin is refused 403",
+               "a comma list of origins, scheme://host[:port] with scheme http or https", "(none)", false,
+               [](Settings& s, const std::string& v) {
+                 s.server.mcp_allowed_origins.clear();
+                 for (const auto& item : split_list(v, EmptyItems::kDrop)) {
+                   auto origin = api::mcp::canonical_origin(item);
+                   if (!origin) throw std::invalid_argument("'" + item + "' is not an http(s) origin");
+                   s.server.mcp_allowed_origins.push_back(*origin);
+                 }
+               }});
   t.push_back({"SCRIBE_IO_THREADS", "io-threads", "server", "HTTP I/O threads", between(1, 256), "1", false,
                integer(1, 256, [](Settings& s, int v) { s.server.io_threads = v; })});
   t.push_back({"SCRIBE_DB_POOL", "db-pool", "server", "database connections and request threads", between(1, 1024), "8",

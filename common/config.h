@@ -17,6 +17,9 @@ struct Config {
   // listen address when the operator gives none.
   std::string public_url;
   bool public_url_given = false;
+  // Web origins besides this server's own whose pages may call /mcp
+  // (api/mcp/mcp_origins.h), each canonical: scheme://host[:port].
+  std::vector<std::string> mcp_allowed_origins;
   int io_threads = 1;
   int db_pool_size = 1;
   int rate_limit_per_minute = 1;

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "api/handlers/handlers.h"
+#include "api/mcp/mcp_origins.h"
 #include "api/mcp/mcp_protocol.h"
 #include "api/mcp/mcp_sessions.h"
 #include "api/mcp/mcp_tools.h"
@@ -70,17 +71,16 @@ Json finish_result(const Message& m, Json result, bool cacheable = false) {
   return result;
 }
 
-// The request's Origin must be this server's own (a browser page elsewhere
-// must not drive the caller's account), and its Host one of this server's
-// names (DNS rebinding: a hostile name resolving to this address).
+// The request's Origin, when a browser sends one, must be one of a fixed list
+// (api/mcp/mcp_origins.h: this server's own under its loopback names, listen
+// host and public URL, and the operator's): a page elsewhere must not drive
+// the caller's account. Its Host must be one of this server's names (DNS
+// rebinding: a hostile name resolving to this address).
 std::optional<Failure> check_origin_and_host(const RequestContext& ctx) {
   const auto pub = parse_absolute_target(ctx.services.config.public_url + "/");
-  if (auto origin = ctx.req.header("origin")) {
-    std::string own;
-    if (pub && pub->valid) own = pub->scheme + "://" + pub->authority;
-    if (*origin != own)
-      return Failure{403, nullptr, kServerError, "Forbidden: Origin " + *origin + " is not this server's", nullptr};
-  }
+  if (auto origin = ctx.req.header("origin"); origin && !origin_allowed(ctx.services.config, *origin))
+    return Failure{403, nullptr, kServerError, "Forbidden: Origin " + *origin + " is not allowed to call this server",
+                   nullptr};
   if (auto host = ctx.req.header("host")) {
     std::string name = to_lower(*host);
     // Strip the port (an IPv6 literal keeps its brackets).

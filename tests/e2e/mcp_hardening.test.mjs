@@ -5,7 +5,9 @@
 //   of them than the server has request threads, does not delay another
 //   account's requests: they are answered while every wait is still held;
 // - asks and regenerations run on a request thread, so an account may have
-//   at most 2 of them in flight; the excess is 429 rate_limited.
+//   at most 2 of them in flight; the excess is 429 rate_limited;
+// - /mcp admits a fixed list of origins: this server's own under each
+//   loopback name, its public URL, and origins the operator configured;
 //
 // The first server transcribes account A's recording (one pipeline worker);
 // the tests then run on a server with no worker of either kind, so a new
@@ -16,9 +18,9 @@
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startServer, newAccount, curl, finished, DB } from './harness.mjs';
+import { startServer, newAccount, curl, finished, DB, BIN } from './harness.mjs';
 import { dialogue, seconds, startMediaServer } from './media.mjs';
 
 const MODERN = '2026-07-28';
@@ -303,5 +305,64 @@ test('an account holding many more waits than the server has request threads doe
     if (w.error) continue; // a connection closed by the stopping server
     assert.equal(w.value.status, 200, w.value.text);
     if (w.value.json?.result) assert.equal(w.value.json.result.isError, false, w.value.text);
+  }
+});
+
+// --- Item 9: Origin -----------------------------------------------------------------------
+
+test('Origin: the server\'s own origin under each loopback name, its public URL and configured origins pass; others are 403', async () => {
+  // A server that also has a public URL and origins configured by the operator.
+  const extra = await startServer({ extraEnv: { ...ENV, SCRIBE_PUBLIC_URL: 'https://scribe.example',
+    SCRIBE_MCP_ALLOWED_ORIGINS: 'https://Console.Example, http://127.0.0.1:7999' } });
+  try {
+    const body = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: META } };
+    const send = (srv, host, origin) => curl(`${srv.url}/mcp`, { method: 'POST', key: a.key, body,
+      headers: { Accept: 'application/json, text/event-stream', 'MCP-Protocol-Version': MODERN, 'Mcp-Method': 'tools/list',
+        Host: host, ...(origin === undefined ? {} : { Origin: origin }) } });
+    const accepted = async (srv, host, origin) => {
+      const res = await send(srv, host, origin);
+      assert.equal(res.status, 200, `Host ${host}, Origin ${origin}: ${res.body}`);
+      assert.ok(res.json.result.tools.length > 0);
+    };
+    const refused = async (srv, host, origin) => {
+      const res = await send(srv, host, origin);
+      assert.equal(res.status, 403, `Host ${host}, Origin ${origin}: ${res.body}`);
+      assert.equal(res.json.error.code, -32000);
+      assert.match(res.json.error.message, /Origin/);
+    };
+    for (const srv of [server, extra]) {
+      const port = srv.port;
+      // The page the server serves itself, whichever loopback name reached it.
+      for (const name of ['localhost', '127.0.0.1', '[::1]']) await accepted(srv, `${name}:${port}`, `http://${name}:${port}`);
+      await accepted(srv, `localhost:${port}`, undefined);
+      // With Host localhost, every other origin is still refused: the list
+      // is fixed, never taken from the request.
+      for (const origin of ['https://evil.example', `http://evil.example:${port}`, `http://localhost:${port + 1}`,
+        `https://localhost:${port}`, 'http://localhost', 'null'])
+        await refused(srv, `localhost:${port}`, origin);
+    }
+    // The public URL and the configured origins (compared as origins: case and default port do not matter).
+    await accepted(extra, `localhost:${extra.port}`, 'https://scribe.example');
+    await accepted(extra, 'scribe.example', 'https://scribe.example:443');
+    await accepted(extra, `localhost:${extra.port}`, 'https://console.example');
+    await accepted(extra, `127.0.0.1:${extra.port}`, 'http://127.0.0.1:7999');
+    await refused(extra, `localhost:${extra.port}`, 'https://console.example.evil');
+    // Configured on one server only.
+    await refused(server, `localhost:${server.port}`, 'https://console.example');
+    // The Host rule is unchanged: a name that is not this server's is refused whatever the origin.
+    const rebound = await send(server, `rebind.example:${server.port}`, `http://localhost:${server.port}`);
+    assert.equal(rebound.status, 403, rebound.body);
+    assert.match(rebound.json.error.message, /Host/);
+  } finally {
+    await extra.stop();
+  }
+});
+
+test('SCRIBE_MCP_ALLOWED_ORIGINS: a value that is not a list of http(s) origins stops the server with the setting\'s name', () => {
+  for (const bad of ['https://app.example/path', 'ftp://app.example', 'app.example', 'https://']) {
+    const run = spawnSync(BIN, ['config', '--check'], { encoding: 'utf8',
+      env: { ...process.env, SCRIBE_DATABASE_URL: DB, SCRIBE_MCP_ALLOWED_ORIGINS: bad } });
+    assert.equal(run.status, 2, `${bad}: ${run.stdout}${run.stderr}`);
+    assert.match(run.stderr, /SCRIBE_MCP_ALLOWED_ORIGINS/);
   }
 });
