@@ -265,7 +265,7 @@ void handle_message(std::shared_ptr<RequestContext> ctx, const Message& m, const
   const std::string& method = m.method;
   if (method == "server/discover") {
     Json r = {{"supportedVersions", Json::array({std::string(kModernVersion)})},
-              {"capabilities", {{"tools", Json::object()}, {"resources", Json::object()}}},
+              {"capabilities", server_capabilities(Era::Modern)},
               {"instructions", kInstructions}};
     Json out = finish_result(m, r, true);
     out["cacheScope"] = "public";
@@ -322,7 +322,14 @@ void handle_message(std::shared_ptr<RequestContext> ctx, const Message& m, const
              {{"contents", Json::array({{{"uri", uri}, {"mimeType", "text/plain"}, {"text", reply.body}}})}}, true);
     });
   }
+  // The prompts capability, with no prompts: an empty list, and no name to get.
   if (method == "prompts/list") return ok({{"prompts", Json::array()}}, true);
+  if (method == "prompts/get")
+    return protocol_error(kInvalidParams, "Invalid params: no prompt " +
+                                              (m.params.contains("name") && m.params["name"].is_string()
+                                                   ? m.params["name"].get<std::string>()
+                                                   : std::string("without a name")) +
+                                              "; this server has no prompts (prompts/list is empty)");
   return protocol_error(kMethodNotFound, "Method not found: " + method, m.era == Era::Modern ? 404 : 200);
 }
 
@@ -351,10 +358,7 @@ void McpHandler::post(std::shared_ptr<RequestContext> ctx, Responder respond) {
             std::find(known.begin(), known.end(), asked) != known.end() ? asked : std::string(kLegacyVersion);
         const std::string id = open_session(ctx->db(), principal, version);
         Json result = {{"protocolVersion", version},
-                       {"capabilities",
-                        {{"tools", {{"listChanged", false}}},
-                         {"resources", {{"subscribe", true}, {"listChanged", false}}},
-                         {"logging", Json::object()}}},
+                       {"capabilities", server_capabilities(Era::Legacy)},
                        {"serverInfo", server_info()},
                        {"instructions", kInstructions}};
         Response r = rpc(200, result_body(m.id, result));

@@ -8,29 +8,47 @@
 namespace scribe::api::mcp {
 namespace {
 
-// Methods a client sends, per revision (the two schema.ts ClientRequest and
-// ClientNotification lists). 2026-07-28 removed initialize, ping,
-// logging/setLevel, resources/(un)subscribe and the initialized notification.
-const std::set<std::string, std::less<>> kModernMethods = {
-    "server/discover", "tools/list",   "tools/call",  "resources/list",      "resources/templates/list",
-    "resources/read",  "prompts/list", "prompts/get", "completion/complete", "notifications/cancelled"};
-const std::set<std::string, std::less<>> kLegacyMethods = {"initialize",
-                                                           "ping",
-                                                           "tools/list",
-                                                           "tools/call",
-                                                           "resources/list",
-                                                           "resources/templates/list",
-                                                           "resources/read",
-                                                           "resources/subscribe",
-                                                           "resources/unsubscribe",
-                                                           "prompts/list",
-                                                           "prompts/get",
-                                                           "completion/complete",
-                                                           "logging/setLevel",
-                                                           "notifications/initialized",
-                                                           "notifications/cancelled",
-                                                           "notifications/progress",
-                                                           "notifications/roots/list_changed"};
+// What this server serves, per revision, capability by capability: the value
+// it declares (server/discover, initialize) and the requests the capability
+// brings. Declared and served come from this one table, so they cannot
+// disagree. 2026-07-28 removed resource subscriptions and logging/setLevel;
+// nothing is ever pushed (a completed transcript never changes, the tools
+// are fixed), so no listChanged.
+struct Capability {
+  std::string name;
+  Json declared;
+  std::vector<std::string> methods;
+};
+
+const std::vector<Capability>& capabilities(Era era) {
+  static const std::vector<Capability> modern = {
+      {"tools", Json::object(), {"tools/list", "tools/call"}},
+      {"resources", Json::object(), {"resources/list", "resources/templates/list", "resources/read"}},
+      {"prompts", Json::object(), {"prompts/list", "prompts/get"}},
+  };
+  static const std::vector<Capability> legacy = {
+      {"tools", {{"listChanged", false}}, {"tools/list", "tools/call"}},
+      {"resources",
+       {{"subscribe", true}, {"listChanged", false}},
+       {"resources/list", "resources/templates/list", "resources/read", "resources/subscribe",
+        "resources/unsubscribe"}},
+      {"prompts", {{"listChanged", false}}, {"prompts/list", "prompts/get"}},
+      {"logging", Json::object(), {"logging/setLevel"}},
+  };
+  return era == Era::Modern ? modern : legacy;
+}
+
+// What a client may send whatever the capabilities: the lifecycle and the
+// notifications (the two schema.ts ClientRequest and ClientNotification
+// lists, less what needs a capability this server does not declare, such as
+// completion/complete).
+const std::set<std::string, std::less<>> kModernBase = {"server/discover", "notifications/cancelled"};
+const std::set<std::string, std::less<>> kLegacyBase = {"initialize",
+                                                        "ping",
+                                                        "notifications/initialized",
+                                                        "notifications/cancelled",
+                                                        "notifications/progress",
+                                                        "notifications/roots/list_changed"};
 
 std::optional<std::string> header(const std::map<std::string, std::string>& headers, const std::string& name) {
   auto it = headers.find(name);
@@ -71,7 +89,16 @@ std::string decode_header_value(const std::string& value) {
 }
 
 bool has_method(Era era, std::string_view method) {
-  return era == Era::Modern ? kModernMethods.count(method) > 0 : kLegacyMethods.count(method) > 0;
+  if ((era == Era::Modern ? kModernBase : kLegacyBase).count(method)) return true;
+  for (const auto& c : capabilities(era))
+    if (std::find(c.methods.begin(), c.methods.end(), method) != c.methods.end()) return true;
+  return false;
+}
+
+Json server_capabilities(Era era) {
+  Json out = Json::object();
+  for (const auto& c : capabilities(era)) out[c.name] = c.declared;
+  return out;
 }
 
 std::variant<Message, Failure> classify(const std::map<std::string, std::string>& headers, const std::string& body) {

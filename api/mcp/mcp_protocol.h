@@ -69,8 +69,14 @@ struct Message {
 // Reads one POSTed message. `headers` has lower-case names.
 std::variant<Message, Failure> classify(const std::map<std::string, std::string>& headers, const std::string& body);
 
-// Whether the revision has the method (requests and notifications a client sends).
+// Whether this server serves the method in that revision (requests and
+// notifications a client sends): the lifecycle, and the requests of the
+// capabilities it declares. A method of no declared capability (e.g.
+// completion/complete) is "method not found".
 bool has_method(Era era, std::string_view method);
+// The capabilities server/discover (2026-07-28) and initialize (2025-11-25)
+// declare: exactly those whose methods are served.
+Json server_capabilities(Era era);
 
 // The JSON-RPC bodies.
 Json error_body(const Failure& f);

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+#include <vector>
+
 namespace scribe::api::mcp {
 namespace {
 
@@ -98,6 +102,35 @@ TEST(McpClassify, MethodsRemovedIn2026Are404ThereButLegacyHasThem) {
   }
   EXPECT_TRUE(has_method(Era::Modern, "server/discover"));
   EXPECT_FALSE(has_method(Era::Legacy, "server/discover"));
+}
+
+// What each revision declares is what it serves: every request of a
+// declared capability is a method of that revision, and a method of a
+// capability not declared (completions) is not.
+TEST(McpClassify, DeclaredCapabilitiesAreExactlyTheServedOnes) {
+  const std::map<std::string, std::vector<std::string>> methods = {
+      {"tools", {"tools/list", "tools/call"}},
+      {"resources", {"resources/list", "resources/templates/list", "resources/read"}},
+      {"prompts", {"prompts/list", "prompts/get"}},
+      {"logging", {"logging/setLevel"}},
+      {"completions", {"completion/complete"}}};
+  for (Era era : {Era::Modern, Era::Legacy}) {
+    const Json caps = server_capabilities(era);
+    for (const auto& [capability, list] : methods)
+      for (const auto& method : list)
+        EXPECT_EQ(has_method(era, method), caps.contains(capability))
+            << (era == Era::Modern ? "2026-07-28 " : "2025-11-25 ") << capability << " " << method;
+  }
+  EXPECT_EQ(server_capabilities(Era::Modern),
+            (Json{{"tools", Json::object()}, {"resources", Json::object()}, {"prompts", Json::object()}}));
+  const Json legacy = server_capabilities(Era::Legacy);
+  EXPECT_EQ(legacy["resources"], (Json{{"subscribe", true}, {"listChanged", false}}));
+  EXPECT_EQ(legacy["prompts"], (Json{{"listChanged", false}}));
+  EXPECT_TRUE(legacy.contains("logging"));
+  EXPECT_FALSE(legacy.contains("completions"));
+  // resources.subscribe is declared in 2025-11-25 only, with its methods.
+  EXPECT_TRUE(has_method(Era::Legacy, "resources/subscribe"));
+  EXPECT_FALSE(has_method(Era::Modern, "resources/subscribe"));
 }
 
 TEST(McpClassify, LegacyMessagesAndTheirVersionHeader) {

@@ -8,6 +8,7 @@
 //   at most 2 of them in flight; the excess is 429 rate_limited;
 // - /mcp admits a fixed list of origins: this server's own under each
 //   loopback name, its public URL, and origins the operator configured;
+// - both protocol revisions declare exactly the capabilities served.
 //
 // The first server transcribes account A's recording (one pipeline worker);
 // the tests then run on a server with no worker of either kind, so a new
@@ -365,4 +366,60 @@ test('SCRIBE_MCP_ALLOWED_ORIGINS: a value that is not a list of http(s) origins 
     assert.equal(run.status, 2, `${bad}: ${run.stdout}${run.stderr}`);
     assert.match(run.stderr, /SCRIBE_MCP_ALLOWED_ORIGINS/);
   }
+});
+
+// --- Item 10: capabilities --------------------------------------------------------------
+
+// A method of each capability a server may declare, with params it accepts
+// when the capability is served (a served method never answers -32601).
+const PROBES = {
+  tools: ['tools/list', {}],
+  resources: ['resources/list', {}],
+  prompts: ['prompts/list', {}],
+  logging: ['logging/setLevel', { level: 'info' }],
+  completions: ['completion/complete', { ref: { type: 'ref/prompt', name: 'none' }, argument: { name: 'a', value: 'b' } }],
+};
+
+// Which capabilities answer their probe; the others must be "method not found".
+async function served(send) {
+  const out = [];
+  for (const [capability, [method, params]] of Object.entries(PROBES)) {
+    const res = await send(method, params);
+    if (res.json?.result) out.push(capability);
+    else assert.equal(res.json?.error?.code, -32601, `${method}: ${res.text}`);
+  }
+  return out.sort();
+}
+
+test('capabilities: server/discover (2026-07-28) and initialize (2025-11-25) declare exactly what is served', async () => {
+  // 2026-07-28.
+  const discover = await mcp(a.key, 'server/discover');
+  assert.equal(discover.status, 200, discover.text);
+  const modernCaps = discover.json.result.capabilities;
+  assert.deepEqual(Object.keys(modernCaps).sort(), await served((method, params) => mcp(a.key, method, params)));
+  for (const value of Object.values(modernCaps)) assert.deepEqual(value, {}, 'nothing to subscribe to or be told of in 2026-07-28');
+
+  // 2025-11-25, in a session.
+  const init = await request(`${server.url}/mcp`, { method: 'POST', key: a.key,
+    headers: { Accept: 'application/json, text/event-stream' },
+    body: { jsonrpc: '2.0', id: 0, method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'e2e-hardening', version: '1.0.0' } } } });
+  assert.equal(init.status, 200, init.text);
+  const session = init.headers['mcp-session-id'];
+  const legacyCaps = init.json.result.capabilities;
+  const legacy = (method, params) => request(`${server.url}/mcp`, { method: 'POST', key: a.key,
+    headers: { Accept: 'application/json, text/event-stream', 'Mcp-Session-Id': session, 'MCP-Protocol-Version': '2025-11-25' },
+    body: { jsonrpc: '2.0', id: rpcId++, method, params } });
+  assert.deepEqual(Object.keys(legacyCaps).sort(), await served(legacy));
+  // What the declared sub-capabilities promise: resources/subscribe is
+  // served (it refuses a bad uri with -32602, not -32601); nothing is ever
+  // pushed, so no listChanged.
+  assert.equal(legacyCaps.resources.subscribe, true);
+  assert.equal((await legacy('resources/subscribe', { uri: 'nope' })).json.error.code, -32602);
+  for (const c of ['tools', 'resources', 'prompts']) assert.equal(legacyCaps[c].listChanged, false, c);
+
+  // prompts is declared, so prompts/get is served: there are no prompts, so any name is -32602.
+  const get = await mcp(a.key, 'prompts/get', { name: 'summary' });
+  assert.equal(get.json?.error?.code, -32602, get.text);
+  assert.equal((await legacy('prompts/get', { name: 'summary' })).json.error.code, -32602);
 });
