@@ -126,6 +126,12 @@ std::vector<SettingSpec> make_specs() {
                "how often expired unfinished uploads and idempotency entries older than 24 h are deleted; 0 for never",
                between(0, 86400), "600", false,
                integer(0, 86400, [](Settings& s, int v) { s.housekeeping_seconds = v; })});
+  t.push_back({"SCRIBE_OPENAI_DEDUPE_SECONDS", "openai-dedupe-seconds", "server",
+               "POST /v1/audio/transcriptions without an Idempotency-Key: for how long after a transcription "
+               "finished the same key sending the same file with the same model and language gets that "
+               "transcription again instead of a new charge (while it runs, always); 0 for only while it runs",
+               between(0, 86400), std::to_string(limits::kOpenAiDedupeSecondsDefault), false,
+               integer(0, 86400, [](Settings& s, int v) { s.server.openai_dedupe_seconds = v; })});
   // --- storage ------------------------------------------------------------
   t.push_back({"SCRIBE_DATA_DIR", "data-dir", "storage", "folder under which objects and scratch files go by default",
                "a folder path", "data", false, text([](Settings& s, const std::string& v) { s.data_dir = v; })});
@@ -139,12 +145,6 @@ std::vector<SettingSpec> make_specs() {
                text([](Settings& s, const std::string& v) { s.work_dir = v; })});
   // --- outbound -----------------------------------------------------------
   t.push_back({"SCRIBE_ALLOW_PRIVATE_URLS", "allow-private-urls", "outbound",
-  t.push_back({"SCRIBE_OPENAI_DEDUPE_SECONDS", "openai-dedupe-seconds", "server",
-               "POST /v1/audio/transcriptions without an Idempotency-Key: for how long after a transcription "
-               "finished the same key sending the same file with the same model and language gets that "
-               "transcription again instead of a new charge (while it runs, always); 0 for only while it runs",
-               between(0, 86400), std::to_string(limits::kOpenAiDedupeSecondsDefault), false,
-               integer(0, 86400, [](Settings& s, int v) { s.server.openai_dedupe_seconds = v; })});
                "let media links, callbacks and webhooks reach loopback and private hosts (local testing only)",
                "1/0, true/false, yes/no, on/off", "0", false,
                boolean([](Settings& s, bool v) { s.outbound.allow_private = v; })});

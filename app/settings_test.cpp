@@ -135,7 +135,6 @@ TEST(Settings, EveryRefusalNamesTheSettingTheValueAndWhatIsAllowed) {
       {"SCRIBE_PORT", "80x"},
       {"SCRIBE_PUBLIC_URL", "ftp://x"},
       {"SCRIBE_MCP_ALLOWED_ORIGINS", "https://console.example/app"},
-      {"SCRIBE_MCP_ALLOWED_ORIGINS", "https://console.example/app"},
       {"SCRIBE_IO_THREADS", "0"},
       {"SCRIBE_DB_POOL", "1e3"},
       {"SCRIBE_RATE_LIMIT_PER_MINUTE", "0"},

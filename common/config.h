@@ -26,13 +26,13 @@ struct Config {
   std::string log_level;
   // Where GET /metrics is served: "host:port", "[v6]:port", or "0"/"off".
   std::string metrics_addr;
-};
-
-// Value parsers. Each throws std::invalid_argument with what is wrong with the
   // POST /v1/audio/transcriptions without an Idempotency-Key: how long after
   // it finished a transcription still answers a repeat of the same upload
   // (api/openai/transcriptions_handler.cpp).
   int openai_dedupe_seconds = 0;
+};
+
+// Value parsers. Each throws std::invalid_argument with what is wrong with the
 // text (the caller adds the setting's name and what is allowed).
 
 // A whole decimal integer in [min, max]: "80x", "", " 8" and "1e3" are refused.
