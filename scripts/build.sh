@@ -23,6 +23,10 @@ if command -v ccache >/dev/null; then
   # Precompiled headers: ccache needs these to cache what includes them.
   export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}
   export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+  # With debug info ccache keys every object by the directory it is compiled
+  # in, so another clone (CI's) would miss everything. The line tables then
+  # name the first clone's build directory, which nothing reads.
+  export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 fi
 cmake -S . -B "$dir" -G Ninja "${flags[@]}" >/dev/null
 targets=()
