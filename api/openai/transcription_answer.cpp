@@ -127,7 +127,7 @@ class Answer : public std::enable_shared_from_this<Answer> {
       log::error("openai answer read failed", {{"request_id", ctx_->request_id}, {"error", e.what()}});
       return fail(Error("internal_error", "could not read the transcription; retry the request"));
     }
-    if (!s.found) return fail(Error("not_found", "the transcription was deleted before it finished"));
+    if (!s.found) return fail(Error("not_found", "the transcription was deleted"));
     if (s.status == transcription::kFailed) {
       const std::string code = s.error.is_object() ? s.error.value("code", "internal_error") : "internal_error";
       const std::string message = s.error.is_object() ? s.error.value("message", "") : "";
