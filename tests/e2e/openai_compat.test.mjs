@@ -9,7 +9,7 @@
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync, statSync, readdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, statSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI, { toFile } from 'openai';
@@ -267,9 +267,9 @@ test('models.list names the pipeline codes and the OpenAI model names clients se
 test('curl: a large multipart upload streams to disk without being held in memory', async () => {
   // A server of its own without workers: its memory is the upload path's.
   const srv = await startServer();
+  const big = join(MEDIA_DIR, 'oa-big.wav');
   try {
     const acc = newAccount({ balance: 0 });
-    const big = join(MEDIA_DIR, 'oa-big.wav');
     // 7,000 s of 16 kHz 16-bit silence: 224 MB.
     execFileSync('sox', ['-n', '-r', '16000', '-c', '1', '-b', '16', big, 'trim', '0', '7000']);
     const size = statSync(big).size;
@@ -297,5 +297,6 @@ test('curl: a large multipart upload streams to disk without being held in memor
     assert.equal(head.json.error.type, 'invalid_request_error');
   } finally {
     await srv.stop();
+    rmSync(big, { force: true });
   }
 });
