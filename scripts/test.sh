@@ -111,11 +111,15 @@ export SCRIBE_E2E_TIMES="$pgdir/e2e-times"
 
 # Files that kill processes, depend on timing (ratelimit: a refilling window)
 # or render CPU-heavy video run alone; every other file runs with others.
-serial=(clips_kill reliability clips ratelimit)
+serial=(clips_kill reliability clips hardening_outputs ratelimit)
+# The longest files start first, so the stage is not left waiting on one of
+# them at its end (measured: ask and pipeline take the longest).
+slow_first=(ask pipeline billing mcp outputs openai_compat enrichment webhooks)
 concurrent=()
+for name in "${slow_first[@]}"; do [ -f "tests/e2e/$name.test.mjs" ] && concurrent+=("$name.test.mjs"); done
 for f in tests/e2e/*.test.mjs; do
   name=$(basename "$f" .test.mjs)
-  [[ " ${serial[*]} " == *" $name "* ]] || concurrent+=("$name.test.mjs")
+  [[ " ${serial[*]} ${slow_first[*]} " == *" $name "* ]] || concurrent+=("$name.test.mjs")
 done
 stage "e2e, ${SCRIBE_E2E_JOBS:-3} files at a time" bash scripts/e2e.sh "${SCRIBE_E2E_JOBS:-3}" "${concurrent[@]}" || status=1
 stage "e2e, one file at a time" bash scripts/e2e.sh 1 "${serial[@]/%/.test.mjs}" || status=1
