@@ -17,6 +17,7 @@ APT_PACKAGES=(
   wrk
   ccache  # compiles cached outside the clone (scripts/build.sh)
   clang-format  # the style check of the test command (scripts/check_format.sh)
+  chromium  # the OAuth sign-in and consent pages in a real browser (tests/e2e/oauth_browser.test.mjs, via playwright-core)
 )
 
 missing=()
