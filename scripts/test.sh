@@ -19,11 +19,28 @@ status=0
 passed=0 failed=0
 must() { stage "$@" || { echo "stage '$1' failed" >&2; exit 1; }; }
 
+# ccache's hits and misses over this run (its counters are machine-wide).
+ccache_counts() {
+  command -v ccache >/dev/null || { echo "0 0"; return; }
+  ccache --print-stats 2>/dev/null | awk '$1 == "direct_cache_hit" || $1 == "preprocessed_cache_hit" { h += $2 }
+    $1 == "cache_miss" { m += $2 } END { print h + 0, m + 0 }'
+}
+read -r ccache_hits0 ccache_misses0 < <(ccache_counts)
+
 pgdir=""
 cleanup() {
   [ -n "$pgdir" ] && { scripts/pg.sh stop "$pgdir/data"; scripts/pg.sh stop "$pgdir/data2"; rm -rf "$pgdir"; }
-  stage_table
-  echo "tests: $passed passed, $failed failed"
+  read -r h m < <(ccache_counts)
+  # Kept beside the compiler cache, outside the clone, so the figures of a CI
+  # run (whose output is not kept when it passes) can be read afterwards.
+  local log=${SCRIBE_STAGE_LOG:-${XDG_CACHE_HOME:-$HOME/.cache}/scribe/stage-tables.log}
+  mkdir -p "$(dirname "$log")" 2>/dev/null
+  {
+    stage_table
+    echo "ccache this run: $((h - ccache_hits0)) hits, $((m - ccache_misses0)) misses; load $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "tests: $passed passed, $failed failed"
+  } | { tee -a "$log" 2>/dev/null || cat; }
+  { echo "-- $(date -u +%FT%TZ) $(git rev-parse --short HEAD 2>/dev/null) $(pwd) nproc=$(nproc)"; echo; } >>"$log" 2>/dev/null
 }
 trap cleanup EXIT
 
