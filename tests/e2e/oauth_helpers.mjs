@@ -99,15 +99,19 @@ export async function startCimdServer() {
 // ---------------------------------------------------------------------------
 // A loopback redirect URI (http://127.0.0.1:port/...), as a native app listens on.
 
-// Returns {base, url(path), requests, next(), close()}; next() resolves with
-// the next request's URL (a URL object) once it arrives.
+// Returns {base, url(path), page(path, html), requests, next(), close()};
+// next() resolves with the next request's URL (a URL object) once it arrives;
+// page() serves other HTML at a path (e.g. a page that frames another), not
+// recorded.
 export async function startRedirectReceiver() {
   const requests = [];
   const waiting = [];
+  const pages = new Map();
   const server = createHttp((req, res) => {
     const url = new URL(req.url, base);
-    requests.push(url);
     res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+    if (pages.has(url.pathname)) return res.end(pages.get(url.pathname));
+    requests.push(url);
     res.end('<!doctype html><title>signed in</title><p>You can close this window.</p>');
     const w = waiting.shift();
     if (w) w(url);
@@ -118,6 +122,10 @@ export async function startRedirectReceiver() {
   return {
     base,
     url: (path = '/callback') => `${base}${path}`,
+    page(path, html) {
+      pages.set(path, html);
+      return `${base}${path}`;
+    },
     requests,
     next() {
       if (requests.length > seen) return Promise.resolve(requests[seen++]);
