@@ -82,14 +82,56 @@ std::string random_alnum(std::size_t length) {
 }
 
 std::string random_hex(std::size_t bytes) {
-  std::string raw(bytes, '\0');
-  random_bytes(reinterpret_cast<unsigned char*>(raw.data()), bytes);
+  const std::string raw = random_raw(bytes);
   return to_hex(reinterpret_cast<const unsigned char*>(raw.data()), bytes);
 }
 
 bool constant_time_equal(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+std::string base64url(std::string_view raw) {
+  std::string out(4 * ((raw.size() + 2) / 3) + 1, '\0');
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(raw.data()), static_cast<int>(raw.size()));
+  out.resize(static_cast<std::size_t>(n));
+  while (!out.empty() && out.back() == '=') out.pop_back();
+  for (char& c : out) {
+    if (c == '+') c = '-';
+    else if (c == '/') c = '_';
+  }
+  return out;
+}
+
+std::string random_raw(std::size_t bytes) {
+  std::string raw(bytes, '\0');
+  random_bytes(reinterpret_cast<unsigned char*>(raw.data()), bytes);
+  return raw;
+}
+
+std::string random_base64url(std::size_t bytes) { return base64url(random_raw(bytes)); }
+
+std::string sha256_base64url(std::string_view data) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (EVP_Digest(data.data(), data.size(), digest, &len, EVP_sha256(), nullptr) != 1)
+    throw std::runtime_error("EVP_Digest failed");
+  return base64url(std::string_view(reinterpret_cast<const char*>(digest), len));
+}
+
+std::string scrypt(std::string_view password, std::string_view salt, int log2_n, int r, int p, std::size_t out_len) {
+  if (log2_n < 1 || log2_n > 30 || r < 1 || p < 1) throw std::runtime_error("scrypt: bad parameters");
+  const uint64_t n = uint64_t{1} << log2_n;
+  // 128 * r * N bytes of working memory, plus room for p lanes; OpenSSL's
+  // default cap (32 MiB) refuses N = 2^15, r = 8 with nothing to spare.
+  const uint64_t maxmem = 128 * static_cast<uint64_t>(r) * (n + static_cast<uint64_t>(p) + 2) + (1u << 20);
+  std::string out(out_len, '\0');
+  if (EVP_PBE_scrypt(password.data(), password.size(), reinterpret_cast<const unsigned char*>(salt.data()), salt.size(),
+                     n, static_cast<uint64_t>(r), static_cast<uint64_t>(p), maxmem,
+                     reinterpret_cast<unsigned char*>(out.data()), out_len) != 1)
+    throw std::runtime_error("EVP_PBE_scrypt failed");
+  return out;
 }
 
 }  // namespace scribe::crypto

@@ -30,4 +30,17 @@ std::string random_hex(std::size_t bytes);
 // first difference is.
 bool constant_time_equal(std::string_view a, std::string_view b);
 
+// base64url without padding (RFC 4648 section 5), as OAuth writes tokens and
+// PKCE challenges.
+std::string base64url(std::string_view raw);
+// `bytes` random bytes, base64url-encoded (32 bytes: 43 characters).
+std::string random_base64url(std::size_t bytes);
+// The SHA-256 digest of data, base64url-encoded (PKCE S256, RFC 7636 4.2).
+std::string sha256_base64url(std::string_view data);
+// scrypt (RFC 7914) through OpenSSL's EVP_PBE_scrypt: `out_len` raw bytes.
+// N = 2^log2_n. Throws std::runtime_error when OpenSSL refuses the parameters.
+std::string scrypt(std::string_view password, std::string_view salt, int log2_n, int r, int p, std::size_t out_len);
+// `bytes` random bytes, raw.
+std::string random_raw(std::size_t bytes);
+
 }  // namespace scribe::crypto

@@ -1,6 +1,7 @@
 #include "common/db.h"
 
 #include <thread>
+#include <tuple>
 
 #include "common/log.h"
 
@@ -95,6 +96,31 @@ std::string int_array_literal(const std::vector<int64_t>& ids) {
     out += std::to_string(ids[i]);
   }
   return out + "}";
+}
+
+std::string text_array_literal(const std::vector<std::string>& values) {
+  std::string out = "{";
+  for (const auto& v : values) {
+    if (out.size() > 1) out += ',';
+    out += '"';
+    for (char c : v) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    out += '"';
+  }
+  return out + "}";
+}
+
+std::vector<std::string> text_array(const pqxx::field& f) {
+  std::vector<std::string> out;
+  if (f.is_null()) return out;
+  auto parser = f.as_array();
+  for (auto [kind, value] = parser.get_next(); kind != pqxx::array_parser::juncture::done;
+       std::tie(kind, value) = parser.get_next()) {
+    if (kind == pqxx::array_parser::juncture::string_value) out.push_back(value);
+  }
+  return out;
 }
 
 }  // namespace scribe::db

@@ -36,6 +36,11 @@ void listen_until(const std::string& url, const std::string& channel, const std:
 // parameter: libpqxx 6 has no conversion for vectors, and integers need no
 // quoting.
 std::string int_array_literal(const std::vector<int64_t>& ids);
+// The same for a text[] parameter: every element quoted, with backslash and
+// double quote escaped.
+std::string text_array_literal(const std::vector<std::string>& values);
+// A text[] column's value (NULL elements are skipped).
+std::vector<std::string> text_array(const pqxx::field& f);
 
 class Pool;
 

@@ -91,3 +91,20 @@ inline constexpr const char* kClipFailed = "ClipFailed";
 // {clip_id, account_id, transcription_id, key_id|null, callback_url|null, error{code,message}, clip{view}}
 
 }  // namespace scribe::events
+
+namespace scribe::events {
+
+// OAuth (domain/oauth.h). Client stream `oauth-client-<client_id>`.
+inline constexpr const char* kOAuthClientRegistered = "ClientRegistered";
+// {client_id, kind "dcr"|"cimd", client_name|null, redirect_uris[], application_type}
+inline constexpr const char* kOAuthClientUsed = "ClientUsed";        // {client_id} (at most one a day)
+inline constexpr const char* kOAuthClientExpired = "ClientExpired";  // {client_id} (unused for 30 days)
+// Grant stream `oauth-grant-<grant_id>`: an authorization that reached the token endpoint.
+inline constexpr const char* kOAuthGrantIssued = "GrantIssued";  // {grant_id, account_id, client_id, resources[]}
+inline constexpr const char* kOAuthGrantRevoked = "GrantRevoked";
+// {grant_id, account_id, client_id, reason "user"|"code_reuse"|"refresh_reuse"|"client"|"admin"}
+// Account's consent stream `oauth-consents-<account_id>`.
+inline constexpr const char* kOAuthConsentGiven = "ConsentGiven";          // {account_id, client_id}
+inline constexpr const char* kOAuthConsentWithdrawn = "ConsentWithdrawn";  // {account_id, client_id}
+
+}  // namespace scribe::events

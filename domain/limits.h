@@ -126,4 +126,43 @@ inline constexpr int kOpenAiStagingTtlSeconds = 24 * 3600;
 inline constexpr int kOpenAiWaitSliceSeconds = 15;
 inline constexpr int kOpenAiDedupeSecondsDefault = 900;
 
+// OAuth 2.1 (issue 31; domain/oauth.h, api/oauth/). Lifetimes: an
+// authorization code, an access token, a refresh token (each rotation starts
+// a new one), the grace in which a rotated refresh token presented again is a
+// client's concurrent retry rather than a replay, a browser sign-in session
+// of the /oauth pages, and how long a client may go unused before it is
+// deleted (a DCR client then registers again).
+inline constexpr int kOAuthCodeTtlSeconds = 60;
+inline constexpr int kOAuthAccessTokenTtlSeconds = 3600;
+inline constexpr int kOAuthRefreshTokenTtlSeconds = 30 * 24 * 3600;
+inline constexpr int kOAuthRefreshGraceSeconds = 10;
+inline constexpr int kOAuthBrowserSessionSeconds = 12 * 3600;
+inline constexpr int kOAuthClientUnusedDays = 30;
+// A client's last use is recorded (a ClientUsed event) at most once this often.
+inline constexpr int kOAuthClientUsedEverySeconds = 24 * 3600;
+// POST /oauth/register per client address (GCRA, the API's limiter).
+inline constexpr int kOAuthRegistrationsPerMinute = 10;
+// Failed sign-ins on the /oauth pages: this many per client address and per
+// email in the window; one more is 429 until the oldest leaves the window.
+inline constexpr int kOAuthSignInFailuresMax = 10;
+inline constexpr int kOAuthSignInWindowSeconds = 15 * 60;
+// Client metadata (DCR bodies and CIMD documents).
+inline constexpr int kOAuthMaxRedirectUris = 10;
+inline constexpr std::size_t kOAuthRedirectUriMaxLength = 2048;
+inline constexpr std::size_t kOAuthClientIdMaxLength = 2048;
+inline constexpr int kOAuthClientNameMaxChars = 200;  // code points
+inline constexpr std::size_t kOAuthRegistrationMaxBytes = 16 * 1024;
+// Client ID Metadata Documents: fetched at most this large, in this time,
+// cached by Cache-Control max-age within [min, max] (default when absent).
+inline constexpr std::size_t kOAuthCimdMaxBytes = 5 * 1024;
+inline constexpr int kOAuthCimdTimeoutSeconds = 5;
+inline constexpr int kOAuthCimdCacheMinSeconds = 60;
+inline constexpr int kOAuthCimdCacheMaxSeconds = 24 * 3600;
+inline constexpr int kOAuthCimdCacheDefaultSeconds = 3600;
+// Passwords (scrypt, N = 2^kPasswordScryptLog2N, r = 8, p = 1).
+inline constexpr int kPasswordMinChars = 10;
+inline constexpr int kPasswordMaxBytes = 1024;
+inline constexpr int kPasswordScryptLog2N = 15;
+inline constexpr int kPasswordScryptMinLog2N = 10;  // the test-only setting's floor
+
 }  // namespace scribe::limits
