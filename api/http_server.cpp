@@ -69,6 +69,15 @@ Error header_fields_too_large() {
 
 class Session;
 
+// The one answer a request owes its session. The callbacks given to the
+// application hold the slot, not the session; the first call moves the
+// session out onto its executor, and the server's destructor empties every
+// slot still owed.
+struct AnswerSlot {
+  std::mutex mu;
+  std::shared_ptr<Session> session;
+};
+
 struct HttpServer::Impl {
   Impl(std::size_t limit, Dispatch d, ErrorRenderer r)
       : body_limit(limit), dispatch(std::move(d)), render_error(std::move(r)) {}
@@ -88,6 +97,24 @@ struct HttpServer::Impl {
   std::mutex mu;
   std::condition_variable drained;
   std::set<std::shared_ptr<Session>> sessions;
+  // Every answer still owed (Session::answer_once), also of sessions that
+  // have closed and left `sessions`: the destructor empties them all before
+  // the io_context goes, since a slot keeps its session, and a session's
+  // stream, alive on whatever thread ends up dropping the responder.
+  std::mutex slots_mu;
+  std::vector<std::weak_ptr<AnswerSlot>> slots;
+
+  void keep_slot(const std::shared_ptr<AnswerSlot>& slot) {
+    std::lock_guard lock(slots_mu);
+    // Answered slots expire; dropping them when the list has doubled keeps
+    // it proportional to the answers owed, at a constant cost per request.
+    if (slots.size() >= 2 * slots_live + 64) {
+      std::erase_if(slots, [](const std::weak_ptr<AnswerSlot>& w) { return w.expired(); });
+      slots_live = slots.size();
+    }
+    slots.push_back(slot);
+  }
+  std::size_t slots_live = 0;
 
   void accept();
   void request_finished() {
@@ -103,17 +130,6 @@ class Session : public std::enable_shared_from_this<Session> {
   Session(tcp::socket socket, HttpServer::Impl& server) : stream_(std::move(socket)), server_(server) {}
   ~Session() {
     if (fd_ >= 0) ::close(fd_);
-  }
-
-  // Called by the server's destructor once its I/O threads have stopped: an
-  // answer the application still owes can no longer be written, and the
-  // session must die here, while the io_context its socket and timer belong
-  // to still exists, not later on whichever thread drops the callback.
-  void abandon_answer() {
-    if (auto slot = pending_.lock()) {
-      std::lock_guard lock(slot->mu);
-      slot->session.reset();
-    }
   }
 
   void start() {
@@ -215,16 +231,11 @@ class Session : public std::enable_shared_from_this<Session> {
   // after the server is gone. So none of them owns the session: they share
   // one slot, the first call moves the session out onto its own executor,
   // and the server's destructor empties the slots of answers still owed.
-  struct AnswerSlot {
-    std::mutex mu;
-    std::shared_ptr<Session> session;
-  };
-
   template <class T, class OnAnswer>
   std::function<void(T)> answer_once(OnAnswer on_answer) {
     auto slot = std::make_shared<AnswerSlot>();
     slot->session = shared_from_this();
-    pending_ = slot;
+    server_.keep_slot(slot);
     return [slot, on_answer](T value) {
       // Posting under the slot's lock: the destructor either empties the slot
       // first, or finds the handler already queued in the live io_context.
@@ -554,7 +565,6 @@ class Session : public std::enable_shared_from_this<Session> {
   bool busy_ = false;
   bool closing_ = false;
   bool closed_ = false;
-  std::weak_ptr<AnswerSlot> pending_;
 };
 
 void HttpServer::Impl::accept() {
@@ -592,8 +602,22 @@ HttpServer::~HttpServer() {
   impl_->ioc.stop();
   for (auto& t : impl_->threads)
     if (t.joinable()) t.join();
+  // Posting under a slot's lock (answer_once): each answer still owed is
+  // either queued in the io_context already, and destroyed with it, or
+  // finds its slot empty and is dropped. The sessions die here, while the
+  // io_context their sockets and strands belong to still exists, not later
+  // on whichever worker thread drops the callback.
+  std::vector<std::shared_ptr<Session>> owed;
+  {
+    std::lock_guard lock(impl_->slots_mu);
+    for (const auto& w : impl_->slots)
+      if (auto slot = w.lock()) {
+        std::lock_guard slot_lock(slot->mu);
+        if (slot->session) owed.push_back(std::move(slot->session));
+      }
+  }
+  owed.clear();
   std::lock_guard lock(impl_->mu);
-  for (const auto& s : impl_->sessions) s->abandon_answer();
   impl_->sessions.clear();
 }
 
