@@ -55,7 +55,6 @@ test_targets=(scribe unit_tests pg_tests)
 must "build release" scripts/build.sh release "${test_targets[@]}"
 # The settings table in docs/ is the one the binary prints from its declaration.
 must "check settings doc" scripts/check_settings_doc.sh build/scribe
-must "build asan" scripts/build.sh asan "${test_targets[@]}"
 
 pgdir=$(mktemp -d /tmp/scribe-test-pg.XXXXXX)
 # The cluster runs as the postgres user when we are root: it must reach its directory.
@@ -104,8 +103,12 @@ count_gtest() {
   passed=$((passed + ${p:-0})) failed=$((failed + ${f:-0}))
 }
 
+# The sanitizer build (mostly its links when the cache is warm) runs beside
+# the release tests, which do not need it.
+stage_bg "build asan (beside the release tests)" "$pgdir/build-asan.log" scripts/build.sh asan "${test_targets[@]}"
 echo "== unit and integration tests (release)"
 stage "unit+database tests (release)" gtests build scribe "$root/build/scribe" || status=1
+stage_wait || { echo "stage 'build asan' failed" >&2; exit 1; }
 
 echo "== unit and integration tests (AddressSanitizer + UBSan)"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
