@@ -2,6 +2,7 @@
 // Every one is a command that appends events; none writes a table directly.
 #include <iostream>
 
+#include "api/oauth/credentials.h"
 #include "app/cli.h"
 #include "commands/account_commands.h"
 #include "common/db.h"
@@ -25,6 +26,8 @@ const char* kHelp =
     "                                            prints the key once; only its SHA-256 is stored\n"
     "  key list --account ID\n"
     "  key revoke --key ID\n"
+    "  set-password --email E                   reads the password (one line, at least 10 characters) from\n"
+    "                                            stdin; the person signs in with it on the /oauth pages\n"
     "\n"
     "Add --json for machine-readable output.\n"
     "\noptions:\n";
@@ -70,6 +73,8 @@ int admin(int argc, char** argv) {
   auto args = parse(argc, argv, 2,
                     {"email", "plan", "balance-usd", "account", "usd", "reference", "name", "permission",
                      "monthly-cap-usd", "expires-in-days", "expires-at", "key", "json"});
+  // `set-password` is the one command of a single word.
+  if (args.positional.size() == 1 && args.positional[0] == "set-password") args.positional.push_back("");
   if (args.help || args.positional.size() != 2) {
     std::cout << kHelp << kCommonHelp;
     return args.help ? 0 : 2;
@@ -143,6 +148,13 @@ int admin(int argc, char** argv) {
     } else if (what == "key revoke") {
       commands::revoke_key(store, *conn, parse_id(args.require("key"), "key"), meta);
       print(json, {{"ok", true}}, "key revoked");
+    } else if (what == "set-password ") {
+      std::string password;
+      if (!std::getline(std::cin, password)) throw std::invalid_argument("no password on stdin");
+      if (!password.empty() && password.back() == '\r') password.pop_back();
+      const int64_t account =
+          api::oauth::set_password(*conn, args.require("email"), password, cfg.password_hash_cost_log2);
+      print(json, {{"ok", true}, {"account_id", account}}, "password set for account " + std::to_string(account));
     } else {
       throw std::invalid_argument("unknown admin command '" + what + "'");
     }

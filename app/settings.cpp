@@ -132,6 +132,28 @@ std::vector<SettingSpec> make_specs() {
                "transcription again instead of a new charge (while it runs, always); 0 for only while it runs",
                between(0, 86400), std::to_string(limits::kOpenAiDedupeSecondsDefault), false,
                integer(0, 86400, [](Settings& s, int v) { s.server.openai_dedupe_seconds = v; })});
+  // --- oauth --------------------------------------------------------------
+  // Lifetimes of codes and access tokens are the spec's; these settings exist
+  // so that end-to-end tests see them end without sleeping (test-only).
+  t.push_back({"SCRIBE_OAUTH_ACCESS_TTL_SECONDS", "oauth-access-ttl-seconds", "oauth",
+               "lifetime of an OAuth access token (test-only: keep the default in production)", between(1, 86400),
+               std::to_string(limits::kOAuthAccessTokenTtlSeconds), false,
+               integer(1, 86400, [](Settings& s, int v) { s.server.oauth_access_ttl_seconds = v; })});
+  t.push_back({"SCRIBE_OAUTH_CODE_TTL_SECONDS", "oauth-code-ttl-seconds", "oauth",
+               "lifetime of an OAuth authorization code (test-only: keep the default in production)", between(1, 600),
+               std::to_string(limits::kOAuthCodeTtlSeconds), false,
+               integer(1, 600, [](Settings& s, int v) { s.server.oauth_code_ttl_seconds = v; })});
+  t.push_back({"SCRIBE_OAUTH_CIMD_ALLOW_PRIVATE", "oauth-cimd-allow-private", "oauth",
+               "let client metadata documents (https client_id URLs) be fetched from loopback and private hosts "
+               "(test-only: the tests serve them from a loopback https server)",
+               "1/0, true/false, yes/no, on/off", "0", false,
+               boolean([](Settings& s, bool v) { s.server.oauth_cimd_allow_private = v; })});
+  t.push_back(
+      {"SCRIBE_PASSWORD_HASH_COST_LOG2", "password-hash-cost-log2", "oauth",
+       "scrypt cost (log2 of N) of passwords set from now on; stored hashes keep their own (test-only: "
+       "lower it only to make tests fast)",
+       between(limits::kPasswordScryptMinLog2N, 20), std::to_string(limits::kPasswordScryptLog2N), false,
+       integer(limits::kPasswordScryptMinLog2N, 20, [](Settings& s, int v) { s.server.password_hash_cost_log2 = v; })});
   // --- storage ------------------------------------------------------------
   t.push_back({"SCRIBE_DATA_DIR", "data-dir", "storage", "folder under which objects and scratch files go by default",
                "a folder path", "data", false, text([](Settings& s, const std::string& v) { s.data_dir = v; })});

@@ -30,6 +30,14 @@ struct Config {
   // it finished a transcription still answers a repeat of the same upload
   // (api/openai/transcriptions_handler.cpp).
   int openai_dedupe_seconds = 0;
+  // OAuth (api/oauth/; app/settings.cpp fills these from domain/limits.h's
+  // defaults): lifetimes of access tokens and authorization codes, whether a
+  // client metadata document may be fetched from a loopback or private host
+  // (tests), and the scrypt cost of passwords set from now on.
+  int oauth_access_ttl_seconds = 3600;
+  int oauth_code_ttl_seconds = 60;
+  bool oauth_cimd_allow_private = false;
+  int password_hash_cost_log2 = 15;
 };
 
 // Value parsers. Each throws std::invalid_argument with what is wrong with the

@@ -5,6 +5,7 @@
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 
+#include <cctype>
 #include <stdexcept>
 
 namespace scribe::crypto {
@@ -101,6 +102,25 @@ std::string base64url(std::string_view raw) {
     if (c == '+') c = '-';
     else if (c == '/') c = '_';
   }
+  return out;
+}
+
+std::optional<std::string> base64url_decode(std::string_view text) {
+  if (text.size() % 4 == 1) return std::nullopt;
+  std::string padded(text);
+  for (char& c : padded) {
+    if (c == '-') c = '+';
+    else if (c == '_') c = '/';
+    else if (!std::isalnum(static_cast<unsigned char>(c))) return std::nullopt;
+  }
+  const std::size_t pad = (4 - padded.size() % 4) % 4;
+  padded.append(pad, '=');
+  std::string out(padded.size() / 4 * 3, '\0');
+  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(padded.data()), static_cast<int>(padded.size()));
+  if (n < 0) return std::nullopt;
+  // EVP_DecodeBlock counts the padding's zero bytes too.
+  out.resize(static_cast<std::size_t>(n) - pad);
   return out;
 }
 

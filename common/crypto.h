@@ -1,5 +1,6 @@
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -33,6 +34,8 @@ bool constant_time_equal(std::string_view a, std::string_view b);
 // base64url without padding (RFC 4648 section 5), as OAuth writes tokens and
 // PKCE challenges.
 std::string base64url(std::string_view raw);
+// The bytes of a base64url text without padding; nullopt when it is not one.
+std::optional<std::string> base64url_decode(std::string_view text);
 // `bytes` random bytes, base64url-encoded (32 bytes: 43 characters).
 std::string random_base64url(std::size_t bytes);
 // The SHA-256 digest of data, base64url-encoded (PKCE S256, RFC 7636 4.2).
