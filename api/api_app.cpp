@@ -2,6 +2,7 @@
 
 #include "api/idempotency.h"
 #include "api/metrics.h"
+#include "api/oauth/protected_resource.h"
 #include "api/openai/openai_errors.h"
 #include "common/crypto.h"
 #include "common/log.h"
@@ -33,7 +34,8 @@ std::string request_id_for(const Request& req) {
 
 bool is_api_path(const std::string& path) {
   return path.rfind("/api/v1", 0) == 0 || path == "/mcp" || path.rfind("/mcp/", 0) == 0 ||
-         path.rfind("/uploads/", 0) == 0 || path.rfind("/.well-known/mcp/", 0) == 0 || openai::is_openai_path(path);
+         path.rfind("/uploads/", 0) == 0 || path.rfind("/.well-known/mcp/", 0) == 0 ||
+         path.rfind("/.well-known/oauth-protected-resource", 0) == 0 || openai::is_openai_path(path);
 }
 
 }  // namespace
@@ -58,9 +60,17 @@ Response ApiApp::error_response(const std::string& request_id, const Error& err)
   Response res = Response::json(err.http_status(), {{"error", body}});
   if (err.extras().contains("retry_after") && err.extras()["retry_after"].is_number_integer())
     res.set_header("Retry-After", std::to_string(err.extras()["retry_after"].get<int64_t>()));
-  // RFC 6750 §3: a 401 names the scheme it wants.
-  if (res.status == 401) res.set_header("WWW-Authenticate", "Bearer realm=\"scribe\"");
   return res;
+}
+
+void ApiApp::challenge(const Request& req, Response& res) const {
+  // RFC 6750 3 and RFC 9728 5.1: a 401 names the scheme and where to learn
+  // how to get a token for this resource (the /mcp document on /mcp).
+  if (res.status != 401) return;
+  const std::string path = req.path.empty() ? req.target.substr(0, req.target.find('?')) : req.path;
+  res.set_header("WWW-Authenticate",
+                 oauth::bearer_challenge(services_.config.public_url, path,
+                                         oauth::presents_bearer_token(req.header("authorization").value_or(""))));
 }
 
 std::optional<Error> ApiApp::to_origin_form(Request& req) const {
@@ -90,6 +100,7 @@ Response ApiApp::render_error(const Request& req, const Error& err) const {
   std::string id = request_id_for(req);
   Response res = error_response(id, err);
   if (openai::is_openai_path(req.target.substr(0, req.target.find('?')))) openai::decorate_error(res);
+  challenge(req, res);
   res.set_header("X-Request-Id", id);
   res.set_header("Access-Control-Allow-Origin", "*");
   res.set_header("Access-Control-Expose-Headers", kExposeHeaders);
@@ -99,6 +110,7 @@ Response ApiApp::render_error(const Request& req, const Error& err) const {
 void ApiApp::finish(const Request& req, const std::string& request_id, const std::string& route, TimePoint started,
                     Response res, const Responder& respond) const {
   res.set_header("X-Request-Id", request_id);
+  challenge(req, res);
   if (is_api_path(req.path)) {
     res.set_header("Access-Control-Allow-Origin", "*");
     res.set_header("Access-Control-Expose-Headers", kExposeHeaders);
@@ -188,16 +200,26 @@ void ApiApp::authorize(RequestContext& ctx, const Route& route) {
     ctx.principal = services_.authenticator.authenticate(txn, ctx.req);
   };
   if (!ctx.principal) authenticate();
+  // An OAuth token is accepted only by the resource it was issued for
+  // (RFC 8707): {base} on the REST API, {base}/mcp on /mcp.
+  oauth::check_audience(*ctx.principal, services_.config.public_url, ctx.req.path);
   if (route.rate_limited) {
     int64_t wait = services_.limiter.take(ctx.db(), ctx.principal->rate_bucket());
-    // A refusal is only for a valid key: a revoked one is 401, never 429.
+    // A refusal is only for a valid credential: a revoked one is 401, never 429.
     if (wait > 0 && !ctx.principal->verified) authenticate();
     if (wait > 0)
       throw Error("rate_limited",
-                  "more than " + std::to_string(services_.limiter.per_minute()) +
-                      " requests per minute for this API key; retry after " + std::to_string(wait) + " s",
+                  "more than " + std::to_string(services_.limiter.per_minute()) + " requests per minute for this " +
+                      (ctx.principal->kind == Principal::Kind::OAuth ? "user's apps" : "API key") + "; retry after " +
+                      std::to_string(wait) + " s",
                   {{"retry_after", wait}});
   }
+  // The console's endpoints (api/dashboard/): its own sign-in only, so an
+  // app a person connected cannot reach keys, webhooks or other apps.
+  if (route.console_only && !(ctx.principal->kind == Principal::Kind::OAuth && ctx.principal->first_party))
+    throw Error("forbidden", std::string("the dashboard endpoints accept only the web console's sign-in (client ") +
+                                 std::string(scribe::oauth::kConsoleClientId) + "), not " +
+                                 (ctx.principal->kind == Principal::Kind::ApiKey ? "API keys" : "other apps' tokens"));
   // An MCP request is a POST for reads too: the handler checks each tool.
   if (!route.own_protocol && !apikey::allows_method(ctx.principal->permission, ctx.req.method))
     throw Error("scope_forbidden", "this API key is read-only; " + ctx.req.method + " needs a full-access key");
@@ -307,7 +329,8 @@ void ApiApp::call(const Principal& principal, Request req, Responder respond) {
     return;
   }
   auto match = router_.match(req.method, req.path);
-  if (!match.route || !match.route->authenticated || match.route->own_protocol) {
+  // Never the console's endpoints: an MCP tool acts for an app, not the console.
+  if (!match.route || !match.route->authenticated || match.route->own_protocol || match.route->console_only) {
     respond(error_response(request_id, Error("not_found", "no such endpoint: " + req.method + " " + req.path)));
     return;
   }

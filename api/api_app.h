@@ -59,6 +59,8 @@ class ApiApp {
   // authority the Host (RFC 9112 §3.2.2); any other authority is an error.
   std::optional<Error> to_origin_form(Request& req) const;
   Response error_response(const std::string& request_id, const Error& err) const;
+  // Sets WWW-Authenticate on a 401 (oauth::bearer_challenge for the request's path).
+  void challenge(const Request& req, Response& res) const;
   void finish(const Request& req, const std::string& request_id, const std::string& route, TimePoint started,
               Response res, const Responder& respond) const;
 

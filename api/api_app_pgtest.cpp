@@ -178,10 +178,11 @@ struct GateOpener {
 
 // ------------------------------------------------------------------- fixture
 
-// OAuth 2.1 is not built yet; this verifier stands in for it at the seam the
-// Authenticator offers, so the rules that depend on the token type (webhooks
-// are for API keys only) can be checked now. "oauth-test-<account id>" is a
-// token of that account; anything else fails verification.
+// A stand-in for the OAuth verifier (api/oauth/token_verifier.h) at the seam
+// the Authenticator offers, so the rules that depend on the token type
+// (webhooks are for API keys only) are checked without an authorization
+// server. "oauth-test-<account id>" is a token of that account for the REST
+// API; anything else fails verification.
 class TestOAuthVerifier final : public OAuthVerifier {
  public:
   std::optional<Principal> verify(pqxx::transaction_base&, const std::string& token) override {
@@ -191,6 +192,7 @@ class TestOAuthVerifier final : public OAuthVerifier {
     p.kind = Principal::Kind::OAuth;
     p.account_id = std::stoll(token.substr(prefix.size()));
     p.oauth_client_id = "test-client";
+    p.resources = {"http://test.invalid"};  // the fixture's public URL: the REST API
     return p;
   }
 };

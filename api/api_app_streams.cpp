@@ -59,6 +59,7 @@ void ApiApp::prepare_stream(Request head, std::function<void(StreamPlan)> done) 
     }
     ctx->release_db();
     if (plan.reject) {
+      challenge(ctx->req, *plan.reject);
       plan.reject->set_header("X-Request-Id", ctx->request_id);
       plan.reject->set_header("Access-Control-Allow-Origin", "*");
       if (openai::is_openai_path(ctx->req.path)) openai::decorate_error(*plan.reject);

@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "common/sql_time.h"
 #include "domain/limits.h"
+#include "domain/oauth.h"
 
 namespace scribe::api {
 namespace {
@@ -20,6 +21,19 @@ const db::Statement kFindKey{"auth.find_key",
                              "from api_keys where key_hash = $1"};
 
 Error invalid_key(const std::string& why) { return Error("invalid_api_key", why); }
+
+bool is_key_token(const std::string& token) { return token.rfind("key_", 0) == 0; }
+
+// The cache's and the unknown set's index: the SHA-256 the credential's row is
+// found by (API keys and OAuth tokens alike).
+std::string digest_of(const std::string& token) {
+  return is_key_token(token) ? apikey::hash(token) : scribe::oauth::hash_secret(token);
+}
+
+Error not_known(const std::string& token) {
+  return is_key_token(token) ? invalid_key("the API key is not known")
+                             : Error("unauthenticated", "the access token is not known");
+}
 
 }  // namespace
 
@@ -90,25 +104,24 @@ Authenticator::Authenticator(OAuthVerifier* oauth) : oauth_(oauth), failures_(li
 
 void Authenticator::screen(const Request& req) const {
   std::string token = bearer_token(req);
-  const bool is_key = token.rfind("key_", 0) == 0;
+  const bool is_key = is_key_token(token);
   if (is_key && !apikey::is_well_formed(token)) throw invalid_key("the API key is malformed");
-  const std::string digest = is_key ? apikey::hash(token) : std::string();
+  const std::string digest = digest_of(token);
   if (int64_t wait = failures_.wait_seconds(req.remote); wait > 0) {
     std::lock_guard lock(mu_);
-    // A key this process has authenticated goes on (its row is still read,
-    // so a revoked one is refused); anything else waits, unread.
-    if (!is_key || !cache_.contains(digest))
+    // A credential this process has authenticated goes on (its row is still
+    // read, so a revoked one is refused); anything else waits, unread.
+    if (!cache_.contains(digest))
       throw Error("rate_limited",
                   "more than " + std::to_string(limits::kAuthFailuresPerMinute) +
                       " failed authentications per minute from this address; retry after " + std::to_string(wait) +
                       " s",
                   {{"retry_after", wait}});
   }
-  if (!is_key) return;
   std::lock_guard lock(mu_);
   auto it = unknown_.find(digest);
   if (it == unknown_.end()) return;
-  if (std::chrono::steady_clock::now() < it->second) throw invalid_key("the API key is not known");
+  if (std::chrono::steady_clock::now() < it->second) throw not_known(token);
   unknown_.erase(it);
 }
 
@@ -116,17 +129,36 @@ void Authenticator::record_failure(const Request& req) const {
   std::string token = presented_token(req);
   if (token.empty()) return;
   failures_.record(req.remote);
-  if (token.rfind("key_", 0) != 0 || !apikey::is_well_formed(token)) return;
+  if (is_key_token(token) && !apikey::is_well_formed(token)) return;
   std::lock_guard lock(mu_);
-  cache_.erase(apikey::hash(token));
+  cache_.erase(digest_of(token));
+}
+
+void Authenticator::remember_unknown(const std::string& digest) const {
+  std::lock_guard lock(mu_);
+  if (unknown_.size() >= kMaxCachedKeys) unknown_.clear();
+  unknown_[digest] = std::chrono::steady_clock::now() + std::chrono::seconds(limits::kUnknownKeyCacheSeconds);
+}
+
+void Authenticator::remember(const Principal& p) const {
+  std::lock_guard lock(mu_);
+  if (cache_.size() >= kMaxCachedKeys) cache_.clear();
+  cache_[p.digest] = p;
 }
 
 Principal Authenticator::authenticate(pqxx::transaction_base& txn, const Request& req) const {
   std::string token = bearer_token(req);
-  if (token.rfind("key_", 0) != 0) {
-    if (oauth_)
-      if (auto p = oauth_->verify(txn, token)) return *p;
-    throw Error("unauthenticated", "the access token could not be verified");
+  if (!is_key_token(token)) {
+    if (!oauth_) throw Error("unauthenticated", "the access token could not be verified");
+    // The verifier throws for a token it knows to be invalid (revoked,
+    // expired) and answers nullopt for one it does not know.
+    auto p = oauth_->verify(txn, token);
+    if (!p) {
+      remember_unknown(digest_of(token));
+      throw not_known(token);
+    }
+    if (!p->digest.empty()) remember(*p);
+    return *p;
   }
   if (!apikey::is_well_formed(token)) throw invalid_key("the API key is malformed");
 
@@ -134,14 +166,12 @@ Principal Authenticator::authenticate(pqxx::transaction_base& txn, const Request
   ++lookups_;
   auto res = txn.exec_prepared(kFindKey.name, digest);
   if (res.empty()) {
-    std::lock_guard lock(mu_);
-    if (unknown_.size() >= kMaxCachedKeys) unknown_.clear();
-    unknown_[digest] = std::chrono::steady_clock::now() + std::chrono::seconds(limits::kUnknownKeyCacheSeconds);
+    remember_unknown(digest);
     throw invalid_key("the API key is not known");
   }
   const auto& row = res[0];
   Principal p;
-  p.key_digest = digest;
+  p.digest = digest;
   check_key(p, true, row[2].c_str(), row[6].as<bool>(), row[7].as<bool>());
   p.kind = Principal::Kind::ApiKey;
   p.key_id = row[0].as<int64_t>();
@@ -150,18 +180,14 @@ Principal Authenticator::authenticate(pqxx::transaction_base& txn, const Request
   if (!row[4].is_null()) p.monthly_cap = row[4].as<int64_t>();
   if (!row[5].is_null()) p.expires_at = parse_iso8601(row[5].c_str());
   p.key_prefix = row[8].c_str();
-  {
-    std::lock_guard lock(mu_);
-    if (cache_.size() >= kMaxCachedKeys) cache_.clear();
-    cache_[digest] = p;
-  }
+  remember(p);
   return p;
 }
 
 std::optional<Principal> Authenticator::cached(const Request& req) const {
   std::string token = bearer_token(req);
-  if (token.rfind("key_", 0) != 0 || !apikey::is_well_formed(token)) return std::nullopt;
-  const std::string digest = apikey::hash(token);
+  if (is_key_token(token) && !apikey::is_well_formed(token)) return std::nullopt;
+  const std::string digest = digest_of(token);
   std::lock_guard lock(mu_);
   auto it = cache_.find(digest);
   if (it == cache_.end()) return std::nullopt;
@@ -175,7 +201,7 @@ void Authenticator::check_key(const Principal& p, bool found, const std::string&
   if (!found) throw invalid_key("the API key is not known");
   // The lookup is by hash or id; comparing again in constant time keeps the
   // check itself free of timing differences whatever the index does.
-  if (!crypto::constant_time_equal(stored_digest, p.key_digest)) throw invalid_key("the API key is not known");
+  if (!crypto::constant_time_equal(stored_digest, p.digest)) throw invalid_key("the API key is not known");
   if (revoked) throw invalid_key("the API key has been revoked");
   if (expired) throw invalid_key("the API key has expired");
 }

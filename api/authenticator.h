@@ -15,12 +15,17 @@ namespace scribe::api {
 
 // Turns the Authorization header into a Principal or throws the spec's 401.
 // Tokens that start with `key_` are API keys; anything else is taken for an
-// OAuth access token and handed to the OAuth verifier, the seam where OAuth 2.1
-// plugs in. With no verifier configured every such token fails verification
-// (401 unauthenticated), as the spec says for a token that cannot be verified.
+// OAuth access token and handed to the OAuth verifier (api/oauth/
+// token_verifier.h). With no verifier configured every such token fails
+// verification (401 unauthenticated), as the spec says for a token that
+// cannot be verified.
 class OAuthVerifier {
  public:
   virtual ~OAuthVerifier() = default;
+  // The token's principal; nullopt when the token is not known (the
+  // authenticator then refuses it from memory for a while, as an unknown
+  // key); throws the 401 for a token known to be invalid (revoked, expired).
+  // A principal with a `digest` is cached for handler_checks_key routes.
   virtual std::optional<Principal> verify(pqxx::transaction_base& txn, const std::string& token) = 0;
 };
 
@@ -54,25 +59,28 @@ class Authenticator {
 
   // What can be decided without the database, called before a connection is
   // leased: 429 rate_limited for an address over its failed-authentication
-  // budget (limits::kAuthFailuresPerMinute), unless the token is a key this
-  // process has authenticated before; 401 for a malformed key and for a key
-  // found unknown in the last limits::kUnknownKeyCacheSeconds. Returns when
-  // the request must go on to authenticate().
+  // budget (limits::kAuthFailuresPerMinute), unless the token is a key or
+  // access token this process has authenticated before; 401 for a malformed
+  // key and for a key or access token found unknown in the last
+  // limits::kUnknownKeyCacheSeconds. Returns when the request must go on to
+  // authenticate().
   void screen(const Request& req) const;
   // Counts a 401 of a request that presented a Bearer token against its
   // address (requests without credentials are not authentication attempts),
-  // and forgets the token as a known key.
+  // and forgets the token as a known credential.
   void record_failure(const Request& req) const;
   // API-key rows read from the database by this process (for /metrics, and
   // for tests that check a refusal cost no lookup).
   uint64_t lookups() const { return lookups_.load(); }
 
-  // The caller's API key from a cache of keys this process has authenticated
-  // before, without a database read; verified is false (see Principal). Only
-  // what never changes for a key is cached (its id, account, permission, cap,
-  // expiry, prefix); whether it is revoked must still be read per request, so
-  // a key revoked by another process fails on its next request. nullopt when
-  // the token is not a cached API key; then call authenticate().
+  // The caller's API key or OAuth access token from a cache of credentials
+  // this process has authenticated before, without a database read; verified
+  // is false (see Principal). Only what never changes for a credential is
+  // cached (a key's id, account, permission, cap, expiry, prefix; a token's
+  // account, client, resources, expiry); whether it is revoked must still be
+  // read per request (Authenticator::check_key, oauth::TokenVerifier::check),
+  // so a credential revoked by another process fails on its next request.
+  // nullopt when the token is not cached; then call authenticate().
   std::optional<Principal> cached(const Request& req) const;
   // Refuses a cached principal's key as authenticate() would, from the key's
   // row read in the caller's statement: whether a row with the key's id and
@@ -80,10 +88,13 @@ class Authenticator {
   static void check_key(const Principal& p, bool found, const std::string& stored_digest, bool revoked, bool expired);
 
  private:
+  void remember(const Principal& p) const;
+  void remember_unknown(const std::string& digest) const;
+
   OAuthVerifier* oauth_;
   mutable std::mutex mu_;
-  mutable std::unordered_map<std::string, Principal> cache_;  // by key digest
-  // Digests of well-formed keys found unknown, with when that stops counting.
+  mutable std::unordered_map<std::string, Principal> cache_;  // by credential digest
+  // Digests of well-formed keys and of tokens found unknown, with when that stops counting.
   mutable std::unordered_map<std::string, std::chrono::steady_clock::time_point> unknown_;
   mutable AuthFailures failures_;
   mutable std::atomic<uint64_t> lookups_{0};

@@ -71,6 +71,10 @@ struct Route {
   // what it parsed (a multipart body streamed to disk is not in Request::body:
   // api/openai/), so ApiApp::execute leaves the key alone.
   bool claims_idempotency = false;
+  // Only the service's own web console may call it (the first-party OAuth
+  // client's access tokens); API keys and other apps' tokens get 403
+  // forbidden (ApiApp::authorize). The /dashboard/api/v1 endpoints.
+  bool console_only = false;
 };
 
 class Router {

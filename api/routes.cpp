@@ -2,6 +2,7 @@
 // these (tests/e2e/openapi.test.mjs checks both directions).
 #include "api/api_app.h"
 #include "api/handlers/handlers.h"
+#include "api/oauth/protected_resource.h"
 #include "api/openai/handlers.h"
 
 namespace scribe::api {
@@ -90,6 +91,9 @@ void register_routes(ApiApp& app) {
   pub("GET", "/.well-known/mcp/server-card.json", McpServerCardHandler::handle);
   pub("GET", "/mcp/server-card", McpServerCardHandler::handle);
   pub("GET", "/.well-known/mcp/server.json", McpServerJsonHandler::handle);
+  // OAuth protected-resource metadata (RFC 9728): the REST API's and /mcp's.
+  pub("GET", "/.well-known/oauth-protected-resource", oauth::ProtectedResourceHandler::rest);
+  pub("GET", "/.well-known/oauth-protected-resource/mcp", oauth::ProtectedResourceHandler::mcp);
   authed("GET", "/api/v1/webhooks", GetWebhookHandler::handle);
   authed("POST", "/api/v1/webhooks", RegisterWebhookHandler::handle);
   authed("DELETE", "/api/v1/webhooks", DeleteWebhookHandler::handle);

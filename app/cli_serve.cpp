@@ -13,6 +13,7 @@
 #include "api/handlers/handlers.h"
 #include "api/http_server.h"
 #include "api/metrics_listener.h"
+#include "api/oauth/token_verifier.h"
 #include "api/wait_registry.h"
 #include "domain/events.h"
 #include "eventstore/event_store.h"
@@ -254,7 +255,11 @@ int serve(int argc, char** argv) {
 
   db::Pool pool(cfg.database_url, cfg.db_pool_size);
   api::WaitRegistry waits;
-  api::Services services{cfg, pool, store, api::RateLimiter(cfg.rate_limit_per_minute), api::Authenticator()};
+  // OAuth access tokens are checked against their rows on every request
+  // (api/oauth/token_verifier.h), so a revocation holds on every process at once.
+  api::oauth::TokenVerifier oauth_tokens;
+  api::Services services{cfg, pool, store, api::RateLimiter(cfg.rate_limit_per_minute),
+                         api::Authenticator(&oauth_tokens)};
   services.waits = &waits;
   wire_media(services, settings);
   api::ApiApp app(services, cfg.db_pool_size);

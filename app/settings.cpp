@@ -82,9 +82,21 @@ std::vector<SettingSpec> make_specs() {
   t.push_back({"SCRIBE_PORT", "port", "server", "port the HTTP API listens on; 0 for any free port", between(0, 65535),
                "8080", false,
                integer(0, 65535, [](Settings& s, int v) { s.server.listen_port = static_cast<uint16_t>(v); })});
-  t.push_back({"SCRIBE_PUBLIC_URL", "public-url", "server", "base URL of links in responses (deep links, upload URLs)",
-               "an http(s) URL", "<http://host:bound port>", false, http_url([](Settings& s, const std::string& v) {
-                 s.server.public_url = v;
+  // An origin: it is the OAuth issuer and the base of the resources and of
+  // their well-known metadata URLs, which a path would make ambiguous.
+  t.push_back({"SCRIBE_PUBLIC_URL", "public-url", "server",
+               "the public origin of the service (behind a reverse proxy, the proxy's): the base of links in "
+               "responses (deep links, upload URLs) and the OAuth issuer",
+               "an http(s) origin, scheme://host[:port] with no path", "<http://host:bound port>", false,
+               [](Settings& s, const std::string& v) {
+                 // One trailing slash is what people type; anything more is a path.
+                 const std::string origin = v.size() > 1 && v.back() == '/' ? v.substr(0, v.size() - 1) : v;
+                 auto canonical = api::mcp::canonical_origin(origin);
+                 if (!canonical || origin.find('@') != std::string::npos)
+                   throw std::invalid_argument(
+                       "not an origin: give scheme://host[:port] with no path, query or fragment (serve the service "
+                       "at the root of its host name)");
+                 s.server.public_url = *canonical;
                  s.server.public_url_given = true;
                })});
   t.push_back({"SCRIBE_MCP_ALLOWED_ORIGINS", "mcp-allowed-origins", "server",

@@ -108,6 +108,24 @@ TEST(Settings, DerivedValuesFollowTheirSources) {
   EXPECT_TRUE(given.public_url_given);
 }
 
+// The public URL is the OAuth issuer and the base of every resource and
+// metadata URL, so it must be an origin: a path would make the well-known
+// locations ambiguous (RFC 8414 3.1, RFC 9728 3.1). One trailing slash is
+// dropped and the origin is written as browsers serialize it.
+TEST(Settings, ThePublicUrlIsAnOriginWithoutAPath) {
+  EXPECT_EQ(load_env({{"SCRIBE_PUBLIC_URL", "https://scribe.example/"}}).settings.server.public_url,
+            "https://scribe.example");
+  EXPECT_EQ(load_env({{"SCRIBE_PUBLIC_URL", "HTTPS://Scribe.Example:443"}}).settings.server.public_url,
+            "https://scribe.example");
+  EXPECT_EQ(load_env({{"SCRIBE_PUBLIC_URL", "http://127.0.0.1:8080"}}).settings.server.public_url,
+            "http://127.0.0.1:8080");
+  for (const char* bad : {"https://scribe.example/scribe", "https://scribe.example/api/", "https://scribe.example?x=1",
+                          "https://scribe.example/#top", "https://user@scribe.example"}) {
+    const std::string why = refusal({{"SCRIBE_PUBLIC_URL", bad}});
+    EXPECT_NE(why.find("no path"), std::string::npos) << bad << ": " << why;
+  }
+}
+
 TEST(Settings, ListsAndWordsParse) {
   const auto s = load_env({{"SCRIBE_ALLOWED_PRIVATE_ENDPOINTS", "127.0.0.1:1, [::1]:2,"},
                            {"SCRIBE_OPENAI_ASR_URL", "http://gpu-box:8000"},
