@@ -35,7 +35,10 @@ std::string request_id_for(const Request& req) {
 bool is_api_path(const std::string& path) {
   return path.rfind("/api/v1", 0) == 0 || path == "/mcp" || path.rfind("/mcp/", 0) == 0 ||
          path.rfind("/uploads/", 0) == 0 || path.rfind("/.well-known/mcp/", 0) == 0 ||
-         path.rfind("/.well-known/oauth-protected-resource", 0) == 0 || openai::is_openai_path(path);
+         path.rfind("/.well-known/oauth-protected-resource", 0) == 0 || openai::is_openai_path(path) ||
+         // What OAuth clients in a browser call directly; not the /oauth pages.
+         path == "/.well-known/oauth-authorization-server" || path == "/oauth/token" || path == "/oauth/register" ||
+         path == "/oauth/revoke";
 }
 
 }  // namespace
@@ -66,7 +69,9 @@ Response ApiApp::error_response(const std::string& request_id, const Error& err)
 void ApiApp::challenge(const Request& req, Response& res) const {
   // RFC 6750 3 and RFC 9728 5.1: a 401 names the scheme and where to learn
   // how to get a token for this resource (the /mcp document on /mcp).
-  if (res.status != 401) return;
+  // A 401 whose handler named its own scheme keeps it (the token
+  // endpoint's invalid_client).
+  if (res.status != 401 || res.header("WWW-Authenticate")) return;
   const std::string path = req.path.empty() ? req.target.substr(0, req.target.find('?')) : req.path;
   res.set_header("WWW-Authenticate",
                  oauth::bearer_challenge(services_.config.public_url, path,

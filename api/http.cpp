@@ -180,16 +180,9 @@ std::optional<AbsoluteTarget> parse_absolute_target(const std::string& target) {
   return t;
 }
 
-bool parse_target(const std::string& target, std::string& path,
-                  std::vector<std::pair<std::string, std::string>>& query) {
-  query.clear();
-  auto qpos = target.find('?');
-  // The path keeps '+' as it is; in the query it means a space (HTML forms).
-  // A bad path leaves its decoded start in `path`, which decides whether the
-  // 400 is an /api/v1 response (with CORS headers).
-  if (!percent_decode(std::string_view(target).substr(0, qpos), path)) return false;
-  if (qpos == std::string::npos) return true;
-  std::string_view rest = std::string_view(target).substr(qpos + 1);
+bool parse_urlencoded(std::string_view text, std::vector<std::pair<std::string, std::string>>& out) {
+  out.clear();
+  std::string_view rest = text;
   while (!rest.empty()) {
     auto amp = rest.find('&');
     std::string_view pair = rest.substr(0, amp);
@@ -200,9 +193,21 @@ bool parse_target(const std::string& target, std::string& path,
     std::string k, v;
     if (!percent_decode(pair.substr(0, eq), k, kForm)) return false;
     if (eq != std::string_view::npos && !percent_decode(pair.substr(eq + 1), v, kForm)) return false;
-    query.emplace_back(std::move(k), std::move(v));
+    out.emplace_back(std::move(k), std::move(v));
   }
   return true;
+}
+
+bool parse_target(const std::string& target, std::string& path,
+                  std::vector<std::pair<std::string, std::string>>& query) {
+  query.clear();
+  auto qpos = target.find('?');
+  // The path keeps '+' as it is; in the query it means a space (HTML forms).
+  // A bad path leaves its decoded start in `path`, which decides whether the
+  // 400 is an /api/v1 response (with CORS headers).
+  if (!percent_decode(std::string_view(target).substr(0, qpos), path)) return false;
+  if (qpos == std::string::npos) return true;
+  return parse_urlencoded(std::string_view(target).substr(qpos + 1), query);
 }
 
 }  // namespace scribe::api

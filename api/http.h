@@ -161,6 +161,9 @@ struct AbsoluteTarget {
 };
 std::optional<AbsoluteTarget> parse_absolute_target(const std::string& target);
 
+// An application/x-www-form-urlencoded text (a query string, an HTML form's
+// body) into its pairs, in order, '+' as a space; false on a malformed escape.
+bool parse_urlencoded(std::string_view text, std::vector<std::pair<std::string, std::string>>& out);
 // Splits a request target into a decoded path and query parameters.
 // Returns false when the target is not valid percent-encoding.
 bool parse_target(const std::string& target, std::string& path,

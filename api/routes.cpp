@@ -2,6 +2,8 @@
 // these (tests/e2e/openapi.test.mjs checks both directions).
 #include "api/api_app.h"
 #include "api/handlers/handlers.h"
+#include "api/oauth/handlers.h"
+#include "api/oauth/pages.h"
 #include "api/oauth/protected_resource.h"
 #include "api/openai/handlers.h"
 
@@ -94,6 +96,19 @@ void register_routes(ApiApp& app) {
   // OAuth protected-resource metadata (RFC 9728): the REST API's and /mcp's.
   pub("GET", "/.well-known/oauth-protected-resource", oauth::ProtectedResourceHandler::rest);
   pub("GET", "/.well-known/oauth-protected-resource/mcp", oauth::ProtectedResourceHandler::mcp);
+  // The authorization server (api/oauth/): its metadata (RFC 8414), client
+  // registration (RFC 7591), the authorization endpoint with its sign-in and
+  // consent pages (cookies only here, under /oauth), the token and
+  // revocation endpoints. Not Bearer-authenticated; registration and
+  // sign-in have limits of their own (domain/limits.h).
+  pub("GET", "/.well-known/oauth-authorization-server", oauth::AuthorizationServerMetadataHandler::handle);
+  pub("POST", "/oauth/register", oauth::RegisterHandler::handle);
+  pub("GET", "/oauth/authorize", oauth::AuthorizeHandler::handle);
+  pub("POST", "/oauth/sign-in", oauth::SignInHandler::handle);
+  pub("POST", "/oauth/consent", oauth::ConsentHandler::handle);
+  pub("POST", "/oauth/token", oauth::TokenHandler::handle);
+  pub("POST", "/oauth/revoke", oauth::RevokeHandler::handle);
+  pub("GET", "/oauth/static/oauth.css", oauth::OAuthStyleHandler::handle);
   authed("GET", "/api/v1/webhooks", GetWebhookHandler::handle);
   authed("POST", "/api/v1/webhooks", RegisterWebhookHandler::handle);
   authed("DELETE", "/api/v1/webhooks", DeleteWebhookHandler::handle);

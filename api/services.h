@@ -11,6 +11,7 @@
 #include "api/http.h"
 #include "common/db.h"
 #include "common/error.h"
+#include "common/url_policy.h"
 #include "eventstore/event_store.h"
 
 namespace scribe {
@@ -52,6 +53,10 @@ struct Services {
   std::function<void(const Principal&, Request, Responder)> call{};
   // Renders an error in the envelope for handlers that answer asynchronously.
   std::function<Response(const std::string& request_id, const Error& err)> render_error{};
+  // The operator's outbound URL policy (SCRIBE_ALLOW_PRIVATE_URLS, allowed
+  // endpoints, CA file) for what the API layer fetches itself: OAuth client
+  // metadata documents (api/oauth/clients.h).
+  UrlPolicy outbound{};
 };
 
 }  // namespace scribe::api

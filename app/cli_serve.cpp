@@ -13,6 +13,7 @@
 #include "api/handlers/handlers.h"
 #include "api/http_server.h"
 #include "api/metrics_listener.h"
+#include "api/oauth/handlers.h"
 #include "api/oauth/token_verifier.h"
 #include "api/wait_registry.h"
 #include "domain/events.h"
@@ -96,6 +97,7 @@ std::vector<std::unique_ptr<projections::ProjectionRunner>> start_projectors(con
 void wire_media(api::Services& services, const Settings& settings) {
   const UrlPolicy policy = settings.outbound;
   services.check_url = [policy](const std::string& url, const std::string& field) { policy.check(url, field); };
+  services.outbound = policy;
   auto options = settings.media;
   const auto preview = std::chrono::seconds(limits::kPreviewStepTimeoutSeconds);
   options.download.total_timeout = std::min(options.download.total_timeout, preview);
@@ -205,8 +207,12 @@ class Housekeeping {
         int uploads = 0, keys = 0;
         for (int n = -1; n != 0 && uploads < 100'000;) uploads += n = api::uploads::sweep_expired(*conn, kGraceSeconds);
         for (int n = -1; n != 0 && keys < 1'000'000;) keys += n = api::Idempotency::purge_expired(*conn);
-        if (uploads + keys > 0)
-          log::info("housekeeping", {{"expired_uploads", uploads}, {"expired_idempotency_keys", keys}});
+        // OAuth: expired codes, tokens, sessions and sign-in failures; clients unused for 30 days.
+        static const eventstore::EventStore store(projections::inline_projections());
+        const int oauth = api::oauth::housekeeping(store, *conn);
+        if (uploads + keys + oauth > 0)
+          log::info("housekeeping",
+                    {{"expired_uploads", uploads}, {"expired_idempotency_keys", keys}, {"oauth_rows", oauth}});
       } catch (const std::exception& e) {
         conn.reset();
         log::warn("housekeeping failed", {{"error", e.what()}});

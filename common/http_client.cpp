@@ -15,6 +15,21 @@
 #include "common/text.h"
 
 namespace scribe {
+
+// State of one request/response exchange.
+struct HttpExchange {
+  long status = 0;
+  std::map<std::string, std::string> headers;
+  std::FILE* file = nullptr;   // where a 2xx body goes; null: keep it in `body`
+  bool keep_2xx_body = false;  // a 2xx body goes to `body`, up to max_bytes (HttpClient::get)
+  int64_t max_bytes = INT64_MAX;
+  int64_t written = 0;
+  std::string body;
+  bool too_large = false;
+  bool io_error = false;
+  bool stopped_early = false;  // we stopped reading a body we do not need
+};
+
 namespace {
 
 constexpr std::size_t kBodyCap = 64 * 1024;
@@ -24,21 +39,8 @@ void global_init() {
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
 
-// State of one request/response exchange.
-struct Exchange {
-  long status = 0;
-  std::map<std::string, std::string> headers;
-  std::FILE* file = nullptr;  // where a 2xx body goes; null: keep it in `body`
-  int64_t max_bytes = INT64_MAX;
-  int64_t written = 0;
-  std::string body;
-  bool too_large = false;
-  bool io_error = false;
-  bool stopped_early = false;  // we stopped reading a body we do not need
-};
-
 size_t on_header(char* data, size_t size, size_t n, void* userp) {
-  auto* ex = static_cast<Exchange*>(userp);
+  auto* ex = static_cast<HttpExchange*>(userp);
   std::string line(data, size * n);
   if (line.rfind("HTTP/", 0) == 0) {  // a new (possibly interim) response
     ex->headers.clear();
@@ -55,7 +57,7 @@ size_t on_header(char* data, size_t size, size_t n, void* userp) {
 }
 
 size_t on_body(char* data, size_t size, size_t n, void* userp) {
-  auto* ex = static_cast<Exchange*>(userp);
+  auto* ex = static_cast<HttpExchange*>(userp);
   size_t len = size * n;
   bool success = ex->status >= 200 && ex->status < 300;
   if (ex->file && success) {
@@ -68,6 +70,14 @@ size_t on_body(char* data, size_t size, size_t n, void* userp) {
       return 0;
     }
     ex->written += static_cast<int64_t>(len);
+    return len;
+  }
+  if (ex->keep_2xx_body && success) {
+    if (static_cast<int64_t>(ex->body.size() + len) > ex->max_bytes) {
+      ex->too_large = true;
+      return 0;
+    }
+    ex->body.append(data, len);
     return len;
   }
   // Redirect and error bodies, and post responses: keep the start, stop reading after.
@@ -88,7 +98,7 @@ struct SlistDeleter {
 };
 
 std::unique_ptr<CURL, CurlDeleter> new_handle(const ParsedUrl& url, const std::string& user_agent,
-                                              const std::string& ca_file, CurlConnectGuard& guard, Exchange& ex,
+                                              const std::string& ca_file, CurlConnectGuard& guard, HttpExchange& ex,
                                               char* errbuf) {
   global_init();
   std::unique_ptr<CURL, CurlDeleter> h(curl_easy_init());
@@ -115,7 +125,7 @@ std::unique_ptr<CURL, CurlDeleter> new_handle(const ParsedUrl& url, const std::s
 
 // Maps a failed transfer to an HttpError; returns normally when the failure
 // was our own early stop of a body we did not need.
-void check_result(CURLcode rc, const Exchange& ex, const CurlConnectGuard& guard, const std::string& url,
+void check_result(CURLcode rc, const HttpExchange& ex, const CurlConnectGuard& guard, const std::string& url,
                   const char* errbuf) {
   if (rc == CURLE_OK) return;
   std::string detail = errbuf && *errbuf ? errbuf : curl_easy_strerror(rc);
@@ -175,9 +185,6 @@ HttpClient::HttpClient(UrlPolicy policy, std::string user_agent)
 
 DownloadResult HttpClient::download(const std::string& url, const std::string& path,
                                     const DownloadLimits& limits) const {
-  ParsedUrl current;
-  if (auto why = policy_.violation(url, &current)) throw refusal(*why, "url ");
-
   // The destination file; removed again unless the download completes.
   struct OutFile {
     std::FILE* f = nullptr;
@@ -187,9 +194,38 @@ DownloadResult HttpClient::download(const std::string& url, const std::string& p
       if (f) std::fclose(f);
       if (!keep) std::remove(path.c_str());
     }
-  } out{std::fopen(path.c_str(), "wb"), path};
+  } out{nullptr, path};
+  ParsedUrl first;
+  if (auto why = policy_.violation(url, &first)) throw refusal(*why, "url ");
+  out.f = std::fopen(path.c_str(), "wb");
   if (!out.f) throw HttpError(HttpError::Kind::kLocalIo, "could not create " + path);
 
+  HttpExchange ex;
+  ex.file = out.f;
+  DownloadResult result = get_following(first, limits, ex);
+  std::FILE* f = out.f;
+  out.f = nullptr;
+  bool flushed = std::fflush(f) == 0;
+  if (std::fclose(f) != 0 || !flushed) throw HttpError(HttpError::Kind::kLocalIo, "could not write " + path);
+  out.keep = true;
+  return result;
+}
+
+FetchResult HttpClient::get(const std::string& url, const DownloadLimits& limits) const {
+  ParsedUrl first;
+  if (auto why = policy_.violation(url, &first)) throw refusal(*why, "url ");
+  HttpExchange ex;
+  ex.keep_2xx_body = true;
+  FetchResult result;
+  static_cast<DownloadResult&>(result) = get_following(first, limits, ex);
+  result.body = std::move(ex.body);
+  result.headers = std::move(ex.headers);
+  return result;
+}
+
+DownloadResult HttpClient::get_following(const ParsedUrl& first, const DownloadLimits& limits,
+                                         HttpExchange& out) const {
+  ParsedUrl current = first;
   const auto start = std::chrono::steady_clock::now();
   const auto deadline = start + limits.total_timeout;
   CurlConnectGuard guard(policy_);
@@ -197,8 +233,9 @@ DownloadResult HttpClient::download(const std::string& url, const std::string& p
     auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (remaining.count() <= 0) throw HttpError(HttpError::Kind::kTimeout, "download time limit reached");
 
-    Exchange ex;
-    ex.file = out.f;
+    HttpExchange ex;
+    ex.file = out.file;
+    ex.keep_2xx_body = out.keep_2xx_body;
     ex.max_bytes = limits.max_bytes;
     char errbuf[CURL_ERROR_SIZE] = {0};
     guard.reset();
@@ -242,11 +279,8 @@ DownloadResult HttpClient::download(const std::string& url, const std::string& p
     if (auto it = ex.headers.find("retry-after"); it != ex.headers.end()) {
       result.retry_after = parse_retry_after(it->second);
     }
-    std::FILE* f = out.f;
-    out.f = nullptr;
-    bool flushed = std::fflush(f) == 0;
-    if (std::fclose(f) != 0 || !flushed) throw HttpError(HttpError::Kind::kLocalIo, "could not write " + path);
-    out.keep = true;
+    out.body = std::move(ex.body);
+    out.headers = std::move(ex.headers);
     return result;
   }
 }
@@ -255,7 +289,7 @@ HttpResponse HttpClient::post(const std::string& url, const std::vector<std::pai
                               const std::string& body, std::chrono::milliseconds timeout) const {
   ParsedUrl parsed;
   if (auto why = policy_.violation(url, &parsed)) throw refusal(*why, "url ");
-  Exchange ex;
+  HttpExchange ex;
   char errbuf[CURL_ERROR_SIZE] = {0};
   CurlConnectGuard guard(policy_);
   auto h = new_handle(parsed, user_agent_, policy_.ca_file, guard, ex, errbuf);

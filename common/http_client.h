@@ -1,6 +1,7 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -57,6 +58,16 @@ struct DownloadResult {
   bool ok() const { return status >= 200 && status < 300; }
 };
 
+// What HttpClient::get read: the final response's status, its body (a 2xx
+// body whole, up to the limit; others' first 64 KiB) and its header fields
+// (lower-case names; the last of a repeated field).
+struct FetchResult : DownloadResult {
+  std::string body;
+  std::map<std::string, std::string> headers;
+};
+
+struct HttpExchange;
+
 class HttpClient {
  public:
   // Reads SCRIBE_OUTBOUND_CA_FILE (a PEM bundle trusted for outbound HTTPS
@@ -69,6 +80,12 @@ class HttpClient {
   // failures and limit violations throw HttpError. The file is removed on throw.
   DownloadResult download(const std::string& url, const std::string& path, const DownloadLimits& limits = {}) const;
 
+  // GETs `url` into memory under the same rules as download(): at most
+  // limits.max_redirects redirects (0: a redirect is kTooManyRedirects), a 2xx
+  // body larger than limits.max_bytes is kTooLarge. For small documents
+  // (OAuth client metadata).
+  FetchResult get(const std::string& url, const DownloadLimits& limits) const;
+
   // POSTs `body` with `headers` ({name, value}); does not follow redirects.
   // The response body is kept up to 64 KiB. Throws HttpError on transport failure.
   HttpResponse post(const std::string& url, const std::vector<std::pair<std::string, std::string>>& headers,
@@ -77,6 +94,10 @@ class HttpClient {
   const UrlPolicy& policy() const { return policy_; }
 
  private:
+  // The GET of download() and get(), following redirects; the final
+  // exchange's body and headers go to `out`, a 2xx body to out.file when set.
+  DownloadResult get_following(const ParsedUrl& first, const DownloadLimits& limits, HttpExchange& out) const;
+
   UrlPolicy policy_;
   std::string user_agent_;
 };

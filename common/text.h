@@ -39,6 +39,9 @@ bool percent_decode(std::string_view s, std::string& out, PercentDecoding how = 
 // Percent-encodes every byte but RFC 3986's unreserved characters (letters,
 // digits, "-._~"): safe as a query name or value and as a path segment.
 std::string percent_encode(std::string_view s);
+// `s` safe as HTML text and inside a double-quoted attribute: & < > " and '
+// become character references.
+std::string html_escape(std::string_view s);
 
 enum class EmptyItems { kKeep, kDrop };
 

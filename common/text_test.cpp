@@ -7,6 +7,11 @@
 namespace scribe {
 namespace {
 
+TEST(Text, HtmlEscape) {
+  EXPECT_EQ(html_escape("a<b>&\"c\"'d'"), "a&lt;b&gt;&amp;&quot;c&quot;&#39;d&#39;");
+  EXPECT_EQ(html_escape("plain"), "plain");
+}
+
 TEST(Text, Utf8ValidityAndLength) {
   EXPECT_TRUE(is_valid_utf8("plain"));
   EXPECT_TRUE(is_valid_utf8("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x8E\xB5"));

@@ -134,4 +134,21 @@ bool is_metadata_document_url(std::string_view client_id) {
   return true;
 }
 
+int cache_seconds(std::string_view cache_control) {
+  std::optional<long long> max_age;
+  bool no_cache = false;
+  for (const auto& item : split_list(to_lower(cache_control), EmptyItems::kDrop)) {
+    if (item == "no-store" || item == "no-cache") no_cache = true;
+    if (item.rfind("max-age=", 0) == 0) {
+      const std::string digits = item.substr(8);
+      if (!digits.empty() && digits.size() <= 12 && digits.find_first_not_of("0123456789") == std::string::npos)
+        max_age = std::stoll(digits);
+    }
+  }
+  if (no_cache) return limits::kOAuthCimdCacheMinSeconds;
+  if (!max_age) return limits::kOAuthCimdCacheDefaultSeconds;
+  return static_cast<int>(
+      std::clamp<long long>(*max_age, limits::kOAuthCimdCacheMinSeconds, limits::kOAuthCimdCacheMaxSeconds));
+}
+
 }  // namespace scribe::oauth

@@ -43,4 +43,10 @@ MetadataResult check_metadata_document(const Json& doc, std::string_view url);
 // kOAuthClientIdMaxLength characters. Other client ids are DCR ids.
 bool is_metadata_document_url(std::string_view client_id);
 
+// How long a fetched metadata document is used before it is fetched again:
+// the response's Cache-Control max-age, within
+// [kOAuthCimdCacheMinSeconds, kOAuthCimdCacheMaxSeconds]; no-store, no-cache
+// and max-age=0 give the minimum; no max-age gives kOAuthCimdCacheDefaultSeconds.
+int cache_seconds(std::string_view cache_control);
+
 }  // namespace scribe::oauth

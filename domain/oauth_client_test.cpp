@@ -124,5 +124,17 @@ TEST(OAuthClientMetadata, Document) {
   EXPECT_EQ(error_of(check_metadata_document(d, url))->error, "invalid_redirect_uri");
 }
 
+TEST(OAuthClientMetadata, CacheLifetime) {
+  EXPECT_EQ(cache_seconds(""), 3600);
+  EXPECT_EQ(cache_seconds("public, max-age=600"), 600);
+  EXPECT_EQ(cache_seconds("Max-Age=7200, public"), 7200);
+  EXPECT_EQ(cache_seconds("max-age=5"), 60);
+  EXPECT_EQ(cache_seconds("max-age=0"), 60);
+  EXPECT_EQ(cache_seconds("max-age=99999999999"), 86400);
+  EXPECT_EQ(cache_seconds("no-store"), 60);
+  EXPECT_EQ(cache_seconds("max-age=600, no-cache"), 60);
+  EXPECT_EQ(cache_seconds("max-age=abc"), 3600);
+}
+
 }  // namespace
 }  // namespace scribe::oauth

@@ -7,33 +7,10 @@
 
 #include "api/handlers/handlers.h"
 #include "common/error_codes.h"
+#include "common/text.h"
 
 namespace scribe::api {
 namespace {
-
-std::string escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 std::string render_page() {
   std::string html =
@@ -47,14 +24,14 @@ std::string render_page() {
       "<code>code</code> is stable; <code>message</code> is for humans. Each section below is one code.</p>\n";
   html += "<ul>\n";
   for (const auto& e : error_codes())
-    html +=
-        "<li><a href=\"#" + escape(e.code) + "\">" + escape(e.code) + "</a> (" + std::to_string(e.status) + ")</li>\n";
+    html += "<li><a href=\"#" + html_escape(e.code) + "\">" + html_escape(e.code) + "</a> (" +
+            std::to_string(e.status) + ")</li>\n";
   html += "</ul>\n";
   for (const auto& e : error_codes()) {
-    html += "<section id=\"" + escape(e.code) + "\">\n<h2><code>" + escape(e.code) + "</code></h2>\n";
+    html += "<section id=\"" + html_escape(e.code) + "\">\n<h2><code>" + html_escape(e.code) + "</code></h2>\n";
     html += "<p><strong>HTTP status:</strong> " + std::to_string(e.status) + "</p>\n";
-    html += "<p><strong>Meaning:</strong> " + escape(e.meaning) + "</p>\n";
-    html += "<p><strong>What to do:</strong> " + escape(e.what_to_do) + "</p>\n</section>\n";
+    html += "<p><strong>Meaning:</strong> " + html_escape(e.meaning) + "</p>\n";
+    html += "<p><strong>What to do:</strong> " + html_escape(e.what_to_do) + "</p>\n</section>\n";
   }
   html += "</body>\n</html>\n";
   return html;
