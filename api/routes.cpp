@@ -1,6 +1,7 @@
 // Every endpoint the server serves. The OpenAPI document must list exactly
 // these (tests/e2e/openapi.test.mjs checks both directions).
 #include "api/api_app.h"
+#include "api/dashboard/dashboard.h"
 #include "api/handlers/handlers.h"
 #include "api/oauth/handlers.h"
 #include "api/oauth/pages.h"
@@ -142,6 +143,28 @@ void register_routes(ApiApp& app) {
               .claims_idempotency = true});
   authed("GET", "/v1/models", openai::ModelsHandler::list);
   authed("GET", "/v1/models/{model}", openai::ModelsHandler::get);
+  // The web console's own endpoints (api/dashboard/): its sign-in's tokens
+  // only (Route::console_only); POST keys leaves Idempotency-Key alone (a
+  // stored replay would keep the plaintext key).
+  auto console = [&](const char* method, const char* pattern, Handler h) {
+    r.add(Route{.method = method,
+                .pattern = pattern,
+                .authenticated = true,
+                .rate_limited = true,
+                .handler = std::move(h),
+                .claims_idempotency = true,
+                .console_only = true});
+  };
+  console("GET", "/dashboard/api/v1/keys", dashboard::KeysHandler::list);
+  console("POST", "/dashboard/api/v1/keys", dashboard::KeysHandler::create);
+  console("DELETE", "/dashboard/api/v1/keys/{id}", dashboard::KeysHandler::revoke);
+  console("GET", "/dashboard/api/v1/keys/{id}/webhook", dashboard::KeyWebhookHandler::get);
+  console("PUT", "/dashboard/api/v1/keys/{id}/webhook", dashboard::KeyWebhookHandler::put);
+  console("DELETE", "/dashboard/api/v1/keys/{id}/webhook", dashboard::KeyWebhookHandler::remove);
+  console("GET", "/dashboard/api/v1/connected-apps", dashboard::ConnectedAppsHandler::list);
+  // ?client_id=: a metadata-document client's id is a URL, which a path segment cannot carry.
+  console("DELETE", "/dashboard/api/v1/connected-apps", dashboard::ConnectedAppsHandler::disconnect);
+  console("GET", "/dashboard/api/v1/usage", dashboard::UsageHandler::get);
 }
 
 }  // namespace scribe::api

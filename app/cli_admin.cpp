@@ -2,6 +2,7 @@
 // Every one is a command that appends events; none writes a table directly.
 #include <iostream>
 
+#include "api/dashboard/connected_apps.h"
 #include "api/oauth/credentials.h"
 #include "app/cli.h"
 #include "commands/account_commands.h"
@@ -28,6 +29,9 @@ const char* kHelp =
     "  key revoke --key ID\n"
     "  set-password --email E                   reads the password (one line, at least 10 characters) from\n"
     "                                            stdin; the person signs in with it on the /oauth pages\n"
+    "  apps list --email E                      the OAuth apps connected to the account (holding a grant)\n"
+    "  apps revoke --email E --client C         disconnects app C: revokes its grants (its tokens stop\n"
+    "                                            working at once on every process) and withdraws consent\n"
     "\n"
     "Add --json for machine-readable output.\n"
     "\noptions:\n";
@@ -36,6 +40,7 @@ const db::Statement kListKeys{"admin.list_keys",
                               "select id, name, key_prefix, permission, monthly_cap_micros, "
                               SCRIBE_SQL_ISO_S("expires_at") ", revoked_at is not null, " SCRIBE_SQL_ISO_S("created_at")
                               " from api_keys where account_id = $1 order by id"};
+const db::Statement kAccountByEmail{"admin.account_by_email", "select id from accounts where lower(email) = lower($1)"};
 const db::Statement kShowAccount{"admin.show_account",
                                  "select id, email, plan, balance_micros from accounts where id = $1"};
 
@@ -62,6 +67,13 @@ int64_t parse_id(const std::string& s, const std::string& option) {
   throw std::invalid_argument("--" + option + " must be a positive integer");
 }
 
+int64_t account_by_email(pqxx::connection& conn, const std::string& email) {
+  pqxx::nontransaction txn(conn);
+  auto r = txn.exec_prepared(kAccountByEmail.name, email);
+  if (r.empty()) throw Error::not_found("account with this email");
+  return r[0][0].as<int64_t>();
+}
+
 void print(bool json, const Json& value, const std::string& text) {
   if (json) std::cout << value.dump() << "\n";
   else std::cout << text << "\n";
@@ -72,7 +84,7 @@ void print(bool json, const Json& value, const std::string& text) {
 int admin(int argc, char** argv) {
   auto args = parse(argc, argv, 2,
                     {"email", "plan", "balance-usd", "account", "usd", "reference", "name", "permission",
-                     "monthly-cap-usd", "expires-in-days", "expires-at", "key", "json"});
+                     "monthly-cap-usd", "expires-in-days", "expires-at", "key", "client", "json"});
   // `set-password` is the one command of a single word.
   if (args.positional.size() == 1 && args.positional[0] == "set-password") args.positional.push_back("");
   if (args.help || args.positional.size() != 2) {
@@ -155,6 +167,13 @@ int admin(int argc, char** argv) {
       const int64_t account =
           api::oauth::set_password(*conn, args.require("email"), password, cfg.password_hash_cost_log2);
       print(json, {{"ok", true}, {"account_id", account}}, "password set for account " + std::to_string(account));
+    } else if (what == "apps list") {
+      Json apps = api::dashboard::list_connected_apps(*conn, account_by_email(*conn, args.require("email")));
+      print(json, apps, apps.dump(2));
+    } else if (what == "apps revoke") {
+      const std::string client = args.require("client");
+      api::dashboard::disconnect_app(store, *conn, account_by_email(*conn, args.require("email")), client, meta);
+      print(json, {{"ok", true}}, "app " + client + " disconnected");
     } else {
       throw std::invalid_argument("unknown admin command '" + what + "'");
     }
