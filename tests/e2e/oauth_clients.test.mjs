@@ -12,7 +12,9 @@
 //   forms submitted as a browser would, oauth_helpers authorize()); the SDK
 //   exchanges the code, calls tools, refreshes when the access token expired
 //   (a 5 s access-token lifetime on that server) and, once the grant is
-//   revoked, asks the person to authorize again.
+//   revoked, asks the person to authorize again. The same life once more with
+//   the 2.x client (@modelcontextprotocol/client) in `auto` mode, which speaks
+//   2026-07-28 and checks the callback's iss itself.
 // - oauth4webapi, an independent OAuth library, for code + PKCE with the
 //   checks it makes (state, iss), resource binding between the REST API
 //   ({base}) and /mcp ({base}/mcp), refresh rotation and revocation.
@@ -22,6 +24,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import * as sdk2 from '@modelcontextprotocol/client';
 import * as oauth from 'oauth4webapi';
 import { startServer } from './harness.mjs';
 import { approve, authorize, CookieJar, newUser, postForm, startCimdServer } from './oauth_helpers.mjs';
@@ -85,13 +88,15 @@ class AgentProvider {
   }
 }
 
-// A fetch that records what the SDK sends: {method, url, status, body (form
-// bodies parsed), responseJson (token responses)}.
+// A fetch that records what the SDK sends: {method, url, status, headers (of
+// the response), form (form bodies, parsed) or body, protocol (the request's
+// MCP-Protocol-Version)}.
 function recordingFetch(log) {
   return async (input, init = {}) => {
     const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
     const res = await fetch(input, init);
-    const entry = { method: init.method ?? 'GET', url, status: res.status, headers: res.headers };
+    const entry = { method: init.method ?? 'GET', url, status: res.status, headers: res.headers,
+      protocol: new Headers(init.headers).get('mcp-protocol-version') ?? undefined };
     if (init.body instanceof URLSearchParams) entry.form = new URLSearchParams(init.body);
     else if (typeof init.body === 'string') entry.body = init.body;
     log.push(entry);
@@ -99,19 +104,38 @@ function recordingFetch(log) {
   };
 }
 
-// Connects `client` to /mcp as the SDK's examples do: connect; on
+// The two official TypeScript SDKs: 1.x (@modelcontextprotocol/sdk, speaks
+// 2025-11-25; finishAuth takes the code, the application checks state and iss)
+// and 2.x (@modelcontextprotocol/client in `auto` mode, which negotiates
+// 2026-07-28; finishAuth takes the callback's parameters and checks iss itself).
+const SDK1 = {
+  name: 'sdk 1.x',
+  client: (name) => new Client({ name, version: '1.0.0' }),
+  transport: (url, opts) => new StreamableHTTPClientTransport(url, opts),
+  UnauthorizedError,
+  finishAuth: (transport, authorization) => transport.finishAuth(authorization.code),
+};
+const SDK2 = {
+  name: 'client 2.x',
+  client: (name) => new sdk2.Client({ name, version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } }),
+  transport: (url, opts) => new sdk2.StreamableHTTPClientTransport(url, opts),
+  UnauthorizedError: sdk2.UnauthorizedError,
+  finishAuth: (transport, authorization) => transport.finishAuth(authorization.redirect.searchParams),
+};
+
+// Connects `client` to /mcp as the SDKs' examples do: connect; on
 // UnauthorizedError the person authorizes in the browser (here: the forms, as a
-// browser submits them), the code goes to transport.finishAuth, and a new
+// browser submits them), the callback goes to transport.finishAuth, and a new
 // transport connects. Returns {transport, authorization (authorize()'s result
 // or undefined when none was needed)}.
-async function connect(client, mcpUrl, provider, { user, jar, fetchFn }) {
-  const transportOf = () => new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider, fetch: fetchFn });
+async function connect(sdk, client, mcpUrl, provider, { user, jar, fetchFn }) {
+  const transportOf = () => sdk.transport(new URL(mcpUrl), { authProvider: provider, fetch: fetchFn });
   let transport = transportOf();
   try {
     await client.connect(transport);
     return { transport, authorization: undefined };
   } catch (err) {
-    if (!(err instanceof UnauthorizedError)) throw err;
+    if (!(err instanceof sdk.UnauthorizedError)) throw err;
   }
   const url = provider.authorizationUrls.at(-1);
   assert.ok(url, 'the SDK asked for no authorization');
@@ -120,7 +144,7 @@ async function connect(client, mcpUrl, provider, { user, jar, fetchFn }) {
   // issuer it discovered (RFC 9207).
   assert.equal(authorization.state, provider.states.at(-1));
   assert.equal(authorization.iss, provider.discoveryState().authorizationServerMetadata.issuer);
-  await transport.finishAuth(authorization.code);
+  await sdk.finishAuth(transport, authorization);
   transport = transportOf();
   await client.connect(transport);
   return { transport, authorization };
@@ -158,15 +182,15 @@ async function expired(base, accessToken) {
 }
 
 // One agent's whole life on /mcp, knowing nothing but the URL.
-async function mcpAgentRun({ provider, user, kind }) {
+async function mcpAgentRun({ sdk = SDK1, provider, user, kind }) {
   const base = mcpServer.url;
   const mcpUrl = `${base}/mcp`;
   const log = [];
   const jar = new CookieJar();
-  const client = new Client({ name: `e2e-${kind}-agent`, version: '1.0.0' });
+  const client = sdk.client(`e2e-${kind}-agent`);
 
   // 1. Discovery from the 401, registration, authorization, token.
-  const first = await connect(client, mcpUrl, provider, { user, jar, fetchFn: recordingFetch(log) });
+  const first = await connect(sdk, client, mcpUrl, provider, { user, jar, fetchFn: recordingFetch(log) });
   assert.ok(first.authorization, 'no authorization happened');
   const challenge = log[0];
   assert.equal(challenge.method, 'POST');
@@ -258,7 +282,7 @@ async function mcpAgentRun({ provider, user, kind }) {
   assert.equal(revoked.status, 200, revoked.text);
   assert.equal((await rawInitialize(base, current.access_token)).status, 401, 'the access token outlived its grant');
   const asked = provider.authorizationUrls.length;
-  await assert.rejects(client.callTool({ name: 'getAccount', arguments: {} }), UnauthorizedError);
+  await assert.rejects(client.callTool({ name: 'getAccount', arguments: {} }), sdk.UnauthorizedError);
   assert.equal(provider.authorizationUrls.length, asked + 1, 'the SDK did not ask for a new authorization');
   const failedRefresh = log.filter((e) => e.form?.get('grant_type') === 'refresh_token').at(-1);
   assert.equal(failedRefresh.form.get('refresh_token'), current.refresh_token);
@@ -268,14 +292,14 @@ async function mcpAgentRun({ provider, user, kind }) {
   // 5. The person authorizes again in the same browser (still signed in):
   // a client with an https redirect is remembered; one on loopback is asked
   // every time (anyone can claim such a client).
-  const client2 = new Client({ name: `e2e-${kind}-agent`, version: '1.0.0' });
-  const second = await connect(client2, mcpUrl, provider, { user, jar, fetchFn: recordingFetch(log) });
+  const client2 = sdk.client(`e2e-${kind}-agent`);
+  const second = await connect(sdk, client2, mcpUrl, provider, { user, jar, fetchFn: recordingFetch(log) });
   assert.ok(second.authorization);
   assert.deepEqual(second.authorization.pages.map((p) => p.kind), kind === 'cimd' ? [] : ['consent']);
   assert.equal(provider.clientInformation().client_id, clientId, 'the client registered again');
   assert.equal(okResult(await client2.callTool({ name: 'getAccount', arguments: {} }), 'getAccount').email, user.email);
   await client2.close();
-  return { consent: pages[1] };
+  return { consent: pages[1], log };
 }
 
 // How the consent page warns that every redirect stays on this computer.
@@ -301,6 +325,19 @@ test('MCP SDK, a native agent with Dynamic Client Registration and a loopback re
   const provider = new AgentProvider({ redirectUrl, clientMetadata: metadata });
   const { consent } = await mcpAgentRun({ provider, user, kind: 'dcr' });
   assert.match(consent.text, LOCAL_WARNING, 'no warning that the redirect is on this computer');
+});
+
+test('MCP client 2.x in auto mode (2026-07-28), a native agent with DCR: the same, with the SDK checking iss on the callback', async () => {
+  const user = newUser();
+  const redirectUrl = `http://127.0.0.1:${40000 + Math.floor(Math.random() * 20000)}/callback`;
+  const metadata = { client_name: 'Example Native Agent 2', redirect_uris: [redirectUrl], ...AGENT_METADATA };
+  const provider = new AgentProvider({ redirectUrl, clientMetadata: metadata });
+  const { consent, log } = await mcpAgentRun({ sdk: SDK2, provider, user, kind: 'dcr' });
+  assert.match(consent.text, LOCAL_WARNING, 'no warning that the redirect is on this computer');
+  // It did speak 2026-07-28 with its tokens.
+  const calls = log.filter((e) => e.url.pathname === '/mcp' && e.method === 'POST' && e.body?.includes('"tools/call"'));
+  assert.ok(calls.length >= 3, `${calls.length} tool calls`);
+  assert.ok(calls.every((e) => e.protocol === '2026-07-28'), JSON.stringify(calls.map((e) => e.protocol)));
 });
 
 // ---------------------------------------------------------------------------
