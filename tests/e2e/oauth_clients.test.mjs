@@ -12,7 +12,8 @@
 //   forms submitted as a browser would, oauth_helpers authorize()); the SDK
 //   exchanges the code, calls tools, refreshes when the access token expired
 //   (a 5 s access-token lifetime on that server) and, once the grant is
-//   revoked, asks the person to authorize again. The same life once more with
+//   revoked (by the client, then by the person disconnecting it), asks the
+//   person to authorize again. The same life once more with
 //   the 2.x client (@modelcontextprotocol/client) in `auto` mode, which speaks
 //   2026-07-28 and checks the callback's iss itself.
 // - oauth4webapi, an independent OAuth library, for code + PKCE with the
@@ -26,7 +27,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import * as sdk2 from '@modelcontextprotocol/client';
 import * as oauth from 'oauth4webapi';
-import { startServer } from './harness.mjs';
+import { admin, startServer } from './harness.mjs';
 import { approve, authorize, CookieJar, newUser, postForm, startCimdServer } from './oauth_helpers.mjs';
 
 const ACCESS_TTL = 5; // seconds, on the MCP server only: the SDK must refresh
@@ -298,7 +299,20 @@ async function mcpAgentRun({ sdk = SDK1, provider, user, kind }) {
   assert.deepEqual(second.authorization.pages.map((p) => p.kind), kind === 'cimd' ? [] : ['consent']);
   assert.equal(provider.clientInformation().client_id, clientId, 'the client registered again');
   assert.equal(okResult(await client2.callTool({ name: 'getAccount', arguments: {} }), 'getAccount').email, user.email);
+
+  // 6. The person disconnects the app (scribe admin apps revoke): its next
+  // call is refused and the SDK asks again; the consent is forgotten, so the
+  // page is shown again whatever the client.
+  admin('apps', 'revoke', '--email', user.email, '--client', clientId);
+  const asked2 = provider.authorizationUrls.length;
+  await assert.rejects(client2.callTool({ name: 'getAccount', arguments: {} }), sdk.UnauthorizedError);
+  assert.equal(provider.authorizationUrls.length, asked2 + 1, 'the SDK did not ask for a new authorization');
   await client2.close();
+  const client3 = sdk.client(`e2e-${kind}-agent`);
+  const third = await connect(sdk, client3, mcpUrl, provider, { user, jar, fetchFn: recordingFetch(log) });
+  assert.deepEqual(third.authorization?.pages.map((p) => p.kind), ['consent']);
+  assert.equal(okResult(await client3.callTool({ name: 'getAccount', arguments: {} }), 'getAccount').email, user.email);
+  await client3.close();
   return { consent: pages[1], log };
 }
 
@@ -315,6 +329,8 @@ test('MCP SDK, a web agent with a Client ID Metadata Document: discovery from th
   const clientMetadataUrl = cimd.client('/clients/web-agent.json', metadata, { headers: { 'Cache-Control': 'max-age=300' } });
   const provider = new AgentProvider({ redirectUrl, clientMetadata: metadata, clientMetadataUrl });
   const { consent } = await mcpAgentRun({ provider, user, kind: 'cimd' });
+  // Two authorizations, code exchanges and refreshes: one fetch, within its max-age.
+  assert.equal(cimd.fetchesOf('/clients/web-agent.json').length, 1, 'the document was fetched again within its max-age');
   assert.doesNotMatch(consent.text, LOCAL_WARNING, 'a localhost warning for an https redirect');
 });
 
