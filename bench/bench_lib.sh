@@ -36,6 +36,15 @@ machine_line() {
     "${model//\"/}" "$cores" "$l1" "$l5" "$l15" "$kernel"
 }
 
+# to_ms LATENCY: a latency as wrk prints it ("1.23ms", "850.00us", "1.02s",
+# "1.50m") in milliseconds, two decimals.
+to_ms() {
+  awk -v v="$1" 'BEGIN {
+    n = v + 0
+    if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n = n; else if (v ~ /m$/) n *= 60000; else if (v ~ /s$/) n *= 1000
+    printf "%.2f", n }'
+}
+
 # Stops the `scribe serve` whose pid is in $server_pid (TERM, then KILL
 # after 10 s) and clears it; nothing when none runs.
 stop_server() {

@@ -67,13 +67,6 @@ pg_cpu() {
   fi
   cluster_cpu "$pgdata"
 }
-# wrk latency "1.23ms" / "850.00us" / "1.02s" -> milliseconds
-to_ms() {
-  awk -v v="$1" 'BEGIN {
-    n = v + 0
-    if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n = n; else if (v ~ /m$/) n *= 60000; else if (v ~ /s$/) n *= 1000
-    printf "%.2f", n }'
-}
 xacts() { psql "$url" -Atqc "select xact_commit + xact_rollback from pg_stat_database where datname = current_database()"; }
 
 "$bin" migrate >/dev/null 2>&1

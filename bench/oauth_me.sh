@@ -59,12 +59,6 @@ for credential in "$key" "$token"; do
   [ "$status" = 200 ] || { echo "oauth_me.sh: GET /api/v1/me answered $status" >&2; exit 1; }
 done
 
-# wrk latency "1.23ms" / "850.00us" / "1.02s" -> milliseconds
-to_ms() {
-  awk -v v="$1" 'BEGIN { n = v + 0
-    if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n = n; else if (v ~ /s$/) n *= 1000
-    printf "%.2f", n }'
-}
 # One wrk run of LABEL with CREDENTIAL; prints a table row and a JSON line.
 measure() {
   local label=$1 credential=$2 round=$3 rps p50 p99 non2xx
