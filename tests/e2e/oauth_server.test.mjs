@@ -424,6 +424,22 @@ test('deny sends access_denied back with state and iss; consent is remembered ex
   assert.equal(second.iss, srv.url);
 });
 
+test('the built-in console client: its own redirect only, no consent page, a token the console endpoints accept', async () => {
+  const callback = `${srv.url}/app/callback`;
+  const wrong = await get(request(srv, 'scribe-console', 'http://127.0.0.1:7013/cb').url);
+  assert.equal(wrong.status, 400);
+  assert.equal(wrong.headers.get('location'), null);
+  const { url, verifier } = request(srv, 'scribe-console', callback);
+  const r = await approve(url, { email: user.email, password: user.password });
+  assert.deepEqual(r.pages.map((p) => p.kind), ['sign-in'], 'signed in, then straight back: no consent page');
+  assert.equal(`${r.redirect.origin}${r.redirect.pathname}`, callback);
+  const t = await token(srv, { grant_type: 'authorization_code', code: r.code, client_id: 'scribe-console',
+    redirect_uri: callback, code_verifier: verifier });
+  assert.equal(t.status, 200, t.text);
+  assert.equal(await meStatus(srv, t.json.access_token), 200);
+  assert.equal(await meStatus(srv, t.json.access_token, '/dashboard/api/v1/usage'), 200);
+});
+
 test('CSRF: a form without its token, or without the cookie, is refused with 403', async () => {
   const redirectUri = 'http://127.0.0.1:7008/cb';
   const clientId = await dcrClient(srv, [redirectUri]);
