@@ -81,6 +81,8 @@ Checked check_request(RequestContext& ctx, const OAuthParams& params) {
   try {
     req.state = params.one("state");
     const auto response_type = params.one("response_type");
+    if (!response_type)
+      return error_redirect(ctx, req.redirect_uri, req.state, "invalid_request", "response_type is required");
     if (response_type != "code")
       return error_redirect(ctx, req.redirect_uri, req.state, "unsupported_response_type",
                             "response_type must be code");

@@ -51,6 +51,8 @@ std::optional<int64_t> check_password(pqxx::connection& conn, const std::string&
                                       int log2_n) {
   std::optional<int64_t> account;
   std::string stored;
+  // No password that long can have been set; not worth a scrypt over it.
+  if (password.size() > static_cast<std::size_t>(limits::kPasswordMaxBytes)) return std::nullopt;
   {
     pqxx::nontransaction txn(conn);
     auto r = txn.exec_prepared(kHashByEmail.name, std::string(trim(email)));
