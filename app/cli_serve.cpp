@@ -13,6 +13,7 @@
 #include "api/handlers/handlers.h"
 #include "api/http_server.h"
 #include "api/metrics_listener.h"
+#include "api/openai/answer.h"
 #include "api/oauth/handlers.h"
 #include "api/oauth/token_verifier.h"
 #include "api/wait_registry.h"
@@ -35,6 +36,7 @@
 #include "eventstore/migrator.h"
 #include "projections/inline_projections.h"
 #include "projections/runner.h"
+#include "projections/transcription_partials.h"
 
 namespace scribe::app {
 namespace {
@@ -173,6 +175,7 @@ std::unique_ptr<workers::ClipWorker> start_clip_workers(const Settings& settings
 }
 
 // Now and then deletes expired unfinished uploads with their staging files,
+// the draft text of transcriptions finished 10 minutes before,
 // and idempotency entries past their 24 h. Staging files live on this
 // server's disk (uploads::staging_dir), so this runs where the HTTP API runs;
 // several servers on one database only repeat each other's deletes.
@@ -204,15 +207,19 @@ class Housekeeping {
       try {
         if (!conn) conn = db::open_connection(url_);
         // Bounded per round, so one round cannot run for long.
-        int uploads = 0, keys = 0;
+        int uploads = 0, keys = 0, drafts = 0;
         for (int n = -1; n != 0 && uploads < 100'000;) uploads += n = api::uploads::sweep_expired(*conn, kGraceSeconds);
         for (int n = -1; n != 0 && keys < 1'000'000;) keys += n = api::Idempotency::purge_expired(*conn);
+        for (int n = -1; n != 0 && drafts < 1'000'000;)
+          drafts += n = projections::partials::sweep(*conn, draft::kKeepSecondsAfterFinish);
         // OAuth: expired codes, tokens, sessions and sign-in failures; clients unused for 30 days.
         static const eventstore::EventStore store(projections::inline_projections());
         const int oauth = api::oauth::housekeeping(store, *conn);
-        if (uploads + keys + oauth > 0)
-          log::info("housekeeping",
-                    {{"expired_uploads", uploads}, {"expired_idempotency_keys", keys}, {"oauth_rows", oauth}});
+        if (uploads + keys + drafts + oauth > 0)
+          log::info("housekeeping", {{"expired_uploads", uploads},
+                                     {"expired_idempotency_keys", keys},
+                                     {"draft_rows", drafts},
+                                     {"oauth_rows", oauth}});
       } catch (const std::exception& e) {
         conn.reset();
         log::warn("housekeeping failed", {{"error", e.what()}});
@@ -285,6 +292,9 @@ int serve(int argc, char** argv) {
       waits.notify(api::GetClipHandler::key(e.data.at("clip_id").get<int64_t>()));
   });
   wakeups.start();
+  // Streams of POST /v1/audio/transcriptions are woken by the draft text the
+  // workers record, in this process or another.
+  api::openai::DraftWakeups draft_wakeups(cfg.database_url, waits);
   api::register_routes(app);
   api::HttpServer server(
       cfg.listen_host, cfg.listen_port, cfg.io_threads, limits::kMaxJsonBodyBytes,
@@ -355,6 +365,7 @@ int serve(int argc, char** argv) {
   dispatcher.stop();
   housekeeping.stop();
   wakeups.stop();
+  draft_wakeups.stop();
   for (auto& r : runners) r->stop();
   if (signal_thread.joinable()) {
     pthread_kill(signal_thread.native_handle(), SIGTERM);

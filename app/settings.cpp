@@ -135,7 +135,8 @@ std::vector<SettingSpec> make_specs() {
                  s.server.metrics_addr = v;
                }});
   t.push_back({"SCRIBE_HOUSEKEEPING_SECONDS", "housekeeping-seconds", "server",
-               "how often expired unfinished uploads and idempotency entries older than 24 h are deleted; 0 for never",
+               "how often expired unfinished uploads, idempotency entries older than 24 h and the draft text of "
+               "transcriptions finished 10 minutes before are deleted; 0 for never",
                between(0, 86400), "600", false,
                integer(0, 86400, [](Settings& s, int v) { s.housekeeping_seconds = v; })});
   t.push_back({"SCRIBE_OPENAI_DEDUPE_SECONDS", "openai-dedupe-seconds", "server",

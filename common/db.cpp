@@ -68,25 +68,33 @@ int Pool::in_use() const {
 namespace {
 class Wakeup final : public pqxx::notification_receiver {
  public:
-  Wakeup(pqxx::connection_base& c, const std::string& channel) : pqxx::notification_receiver(c, channel) {}
-  void operator()(const std::string&, int) override {}
+  Wakeup(pqxx::connection_base& c, const std::string& channel, const std::function<void(const std::string&)>& on)
+      : pqxx::notification_receiver(c, channel), on_(on) {}
+  void operator()(const std::string& payload, int) override { on_(payload); }
+
+ private:
+  const std::function<void(const std::string&)>& on_;
 };
 }  // namespace
 
-void listen_until(const std::string& url, const std::string& channel, const std::string& what,
-                  const std::atomic<bool>& stop, const std::function<void()>& on_notify) {
+void listen_payloads_until(const std::string& url, const std::string& channel, const std::string& what,
+                           const std::atomic<bool>& stop, const std::function<void(const std::string&)>& on_payload) {
   while (!stop) {
     try {
       auto conn = open_connection(url, false);
-      Wakeup wakeup(*conn, channel);
+      Wakeup wakeup(*conn, channel, on_payload);
       // Short waits, so that `stop` is seen within 200 ms.
-      while (!stop)
-        if (conn->await_notification(0, 200000) > 0) on_notify();
+      while (!stop) conn->await_notification(0, 200000);
     } catch (const std::exception& err) {
       log::error(what + " failed; retrying", {{"error", err.what()}});
       for (int i = 0; i < 10 && !stop; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   }
+}
+
+void listen_until(const std::string& url, const std::string& channel, const std::string& what,
+                  const std::atomic<bool>& stop, const std::function<void()>& on_notify) {
+  listen_payloads_until(url, channel, what, stop, [&](const std::string&) { on_notify(); });
 }
 
 std::string int_array_literal(const std::vector<int64_t>& ids) {

@@ -31,6 +31,10 @@ std::unique_ptr<pqxx::connection> open_connection(const std::string& url, bool p
 // a thread each.
 void listen_until(const std::string& url, const std::string& channel, const std::string& what,
                   const std::atomic<bool>& stop, const std::function<void()>& on_notify);
+// The same, with each notification's payload (a NOTIFY's text) for
+// `on_payload`, called once per notification.
+void listen_payloads_until(const std::string& url, const std::string& channel, const std::string& what,
+                           const std::atomic<bool>& stop, const std::function<void(const std::string&)>& on_payload);
 
 // A PostgreSQL array literal of integers ("{1,2,3}") for a bigint[]
 // parameter: libpqxx 6 has no conversion for vectors, and integers need no

@@ -1,11 +1,13 @@
 // Writes the `transcriptions` and `jobs` tables (inline): the rows GET and
-// list read, and the queue workers claim from. Events of a deleted
-// transcription are redacted down to their billing fields, so a rebuild must
-// read every other field as optional.
+// list read, and the queue workers claim from; clears a transcription's
+// draft text (transcription_partials.h) when it is retried or deleted.
+// Events of a deleted transcription are redacted down to their billing
+// fields, so a rebuild must read every other field as optional.
 #include "common/db.h"
 #include "domain/events.h"
 #include "domain/transcription.h"
 #include "projections/projection.h"
+#include "projections/transcription_partials.h"
 
 namespace scribe::projections {
 namespace {
@@ -84,6 +86,7 @@ class TranscriptionsProjection final : public Projection {
       txn.exec_prepared(kRetry.name, id, attempt, d.at("billed_seconds").get<int64_t>(),
                         d.at("charge_micros").get<int64_t>(), optional_field<std::string>(d, "hold_id"), e.recorded_at);
       txn.exec_prepared(kEnqueue.name, id, attempt, d.at("account_id").get<int64_t>(), e.recorded_at);
+      partials::clear(txn, id);  // the new attempt's draft starts empty
     } else if (e.type == events::kTranscriptionStageChanged) {
       txn.exec_prepared(kStage.name, d.at("transcription_id").get<int64_t>(), d.at("stage").get<std::string>(),
                         e.recorded_at);
@@ -106,6 +109,7 @@ class TranscriptionsProjection final : public Projection {
       const int64_t id = d.at("transcription_id").get<int64_t>();
       txn.exec_prepared(kDelete.name, id);
       txn.exec_prepared(kDequeue.name, id);
+      partials::clear(txn, id);  // the recognizer's words go with it
     }
   }
 };

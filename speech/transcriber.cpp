@@ -68,15 +68,33 @@ void enter(const StageCallback& on_stage, const std::atomic<bool>& cancelled, co
   if (cancelled.load() || (on_stage && !on_stage(stage))) throw JobAborted();
 }
 
-// Recognizes every piece on the engine's parallelism, in piece order.
+// A piece's words as sentences (cased and punctuated, no speakers yet): its
+// draft text, read before the whole recording is done.
+std::string draft_text(std::vector<RecognizedWord> words) {
+  std::stable_sort(words.begin(), words.end(), [](const auto& a, const auto& b) { return a.start < b.start; });
+  std::vector<AttributedWord> attributed;
+  attributed.reserve(words.size());
+  for (auto& w : words) attributed.push_back({std::move(w), std::nullopt});
+  std::string out;
+  for (const auto& s : build_sentences(attributed)) {
+    if (!out.empty()) out += ' ';
+    out += s.text;
+  }
+  return out;
+}
+
+// Recognizes every piece on the engine's parallelism, in piece order, and
+// hands each piece's draft text to `on_pieces` in order as they finish.
 std::vector<RecognizedWord> recognize_pieces(EnginePool& engines, const PcmSource& pcm,
                                              const std::vector<SpeechPiece>& pieces, const std::string& language,
                                              const VoiceAdaptation& voice, const std::atomic<bool>& cancelled,
-                                             std::string& detected) {
+                                             const TranscribeRequest& req, std::string& detected) {
   std::vector<Recognition> results(pieces.size());
   std::atomic<size_t> next{0};
   std::mutex err_mu;
   std::exception_ptr error;
+  std::mutex publish_mu;  // one report at a time, so released pieces reach on_pieces in order
+  draft::InOrder order(pieces.size());
   auto run = [&] {
     std::unique_ptr<AsrEngine> engine;
     try {
@@ -90,6 +108,10 @@ std::vector<RecognizedWord> recognize_pieces(EnginePool& engines, const PcmSourc
           w.start += p.start_seconds();
           w.end += p.start_seconds();
         }
+        if (!req.on_pieces) continue;
+        draft::Piece done{static_cast<int>(i), p.start_seconds(), p.end_seconds(), draft_text(results[i].words)};
+        std::lock_guard lock(publish_mu);
+        if (auto ready = order.done(std::move(done)); !ready.empty()) req.on_pieces(ready);
       }
     } catch (...) {
       std::lock_guard lock(err_mu);
@@ -197,7 +219,7 @@ TranscribeResult transcribe(EnginePool& engines, const TranscribeRequest& req, c
   enter(on_stage, cancelled, "transcribing");
   out.voice = engines.factory().adapt(adaptation_sample(pcm, pieces));
   std::string detected;
-  auto words = recognize_pieces(engines, pcm, pieces, req.language, out.voice, cancelled, detected);
+  auto words = recognize_pieces(engines, pcm, pieces, req.language, out.voice, cancelled, req, detected);
   if (words.empty()) throw JobFailure("no_speech", "no words were recognized in the recording");
   out.language = detected.empty() ? (req.language == "auto" ? "en" : req.language) : detected;
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "domain/transcript_draft.h"
 #include "speech/asr_engine.h"
 #include "speech/sentences.h"
 #include "speech/speech_types.h"
@@ -60,6 +61,13 @@ struct TranscribeRequest {
   // recognition work; returning false stops the job (JobAborted). The
   // worker makes the wallet hold cover the measured length here.
   std::function<bool(double seconds)> on_measured{};
+  // Called with the draft text of the pieces of speech as they are
+  // recognized: in recording order, each piece once, a piece as soon as it
+  // and every piece before it are done (draft::InOrder). Calls never overlap
+  // but come from the recognition threads, which wait meanwhile: keep it
+  // short. An exception fails the job. The worker records them for the
+  // streams waiting for the transcription.
+  std::function<void(const std::vector<draft::Piece>& pieces)> on_pieces{};
 };
 
 struct TranscribeResult {

@@ -3,7 +3,12 @@
 #include "speech/transcriber.h"
 
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 
 #include "speech/pocketsphinx_engine.h"
 #include "tests/media_scratch.h"
@@ -93,6 +98,99 @@ TEST_F(Transcriber, WordsDoNotDependOnWhatTheEngineDecodedBefore) {
   ASSERT_FALSE(first.empty());
   words_of(other);
   EXPECT_EQ(words_of(speech_), first);
+}
+
+// Pieces decoded out of order: three threads, and the first of every three
+// pieces handed out is held back a while, so later ones finish before it.
+class Reordering final : public AsrEngineFactory {
+ public:
+  explicit Reordering(std::shared_ptr<const AsrEngineFactory> inner) : inner_(std::move(inner)) {}
+  std::unique_ptr<AsrEngine> make() const override { return std::make_unique<Engine>(inner_->make(), calls_); }
+  int parallelism() const override { return 3; }
+  std::vector<std::string> languages() const override { return inner_->languages(); }
+
+ private:
+  class Engine final : public AsrEngine {
+   public:
+    Engine(std::unique_ptr<AsrEngine> inner, std::shared_ptr<std::atomic<int>> calls)
+        : inner_(std::move(inner)), calls_(std::move(calls)) {}
+    Recognition recognize(const int16_t* pcm, size_t count, const std::string& language,
+                          const VoiceAdaptation& voice) override {
+      const bool late = calls_->fetch_add(1) % 3 == 0;
+      auto r = inner_->recognize(pcm, count, language, voice);
+      if (late) std::this_thread::sleep_for(std::chrono::milliseconds(400));
+      return r;
+    }
+
+   private:
+    std::unique_ptr<AsrEngine> inner_;
+    std::shared_ptr<std::atomic<int>> calls_;
+  };
+  std::shared_ptr<const AsrEngineFactory> inner_;
+  std::shared_ptr<std::atomic<int>> calls_ = std::make_shared<std::atomic<int>>(0);
+};
+
+std::vector<std::string> plain_words(const std::string& text) {
+  std::vector<std::string> out{""};
+  for (char c : text) {
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '\'') out.back() += static_cast<char>(std::tolower(c));
+    else if (!out.back().empty()) out.emplace_back();
+  }
+  if (out.back().empty()) out.pop_back();
+  return out;
+}
+
+TEST_F(Transcriber, PiecesAreHandedOverInOrderAsTheyAreRecognized) {
+  const std::string talk = dir_ + "/talk.wav";
+  const char* lines[] = {"Good evening and welcome to the program.", "Tonight we talk about gardens in the city.",
+                         "The children water the beans every morning.", "We collect rain in large barrels."};
+  std::string parts;
+  for (int i = 0; i < 4; ++i) {
+    const std::string n = dir_ + "/line" + std::to_string(i);
+    run("flite -voice slt -t '" + std::string(lines[i]) + "' -o " + n + "_raw.wav && sox " + n +
+        "_raw.wav -r 16000 -c 1 -b 16 " + n + ".wav pad 0 1.2");
+    parts += n + ".wav ";
+  }
+  run("sox " + parts + talk);
+  auto options = PocketSphinxOptions{};
+  options.parallelism = 1;
+  EnginePool pool(std::make_shared<Reordering>(std::make_shared<PocketSphinxFactory>(options)));
+  std::vector<draft::Piece> got;
+  std::vector<std::string> stages;
+  int calls = 0;
+  TranscribeRequest req{talk, "en", std::nullopt, dir_};
+  req.on_pieces = [&](const std::vector<draft::Piece>& pieces) {
+    ++calls;
+    EXPECT_EQ(stages.back(), "transcribing");  // before the recording is done
+    got.insert(got.end(), pieces.begin(), pieces.end());
+  };
+  std::atomic<bool> cancelled{false};
+  auto r = transcribe(
+      pool, req,
+      [&](const std::string& s) {
+        stages.push_back(s);
+        return true;
+      },
+      cancelled);
+  ASSERT_GE(r.pieces, 4u);
+  // Every piece once, in recording order.
+  ASSERT_EQ(got.size(), r.pieces);
+  EXPECT_LE(calls, static_cast<int>(r.pieces));
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].index, static_cast<int>(i));
+    EXPECT_LT(got[i].start_seconds, got[i].end_seconds);
+    if (i > 0) {
+      EXPECT_GT(got[i].start_seconds, got[i - 1].start_seconds);
+    }
+  }
+  // Drafts are sentences: cased and punctuated, the same words as the transcript.
+  std::string drafted, final_text;
+  for (const auto& p : got) drafted += p.text + " ";
+  for (const auto& s : r.sentences) final_text += s.text + " ";
+  EXPECT_TRUE(std::isupper(static_cast<unsigned char>(got.front().text.front()))) << got.front().text;
+  EXPECT_EQ(plain_words(drafted), plain_words(final_text)) << drafted << "\n" << final_text;
+  for (const char* word : {"evening", "gardens", "morning", "barrels"})
+    EXPECT_NE(drafted.find(word), std::string::npos) << drafted;
 }
 
 TEST_F(Transcriber, LongerThanThePlanAllowsFailsWhileDecoding) {

@@ -18,6 +18,7 @@
 #include "domain/transcript_artifact.h"
 #include "enrichment/artifact_store.h"
 #include "media/source_media.h"
+#include "projections/transcription_partials.h"
 #include "workers/heartbeat.h"
 
 namespace scribe::workers {
@@ -262,6 +263,19 @@ void Worker::process(pqxx::connection& conn, const ClaimedJob& job, const std::s
       auto m = commands::measure_attempt(store_, conn, job.transcription_id, job.attempt, seconds, meta);
       if (m == commands::Measurement::Refused) log::info("job refused once measured", log_fields);
       return m == commands::Measurement::Go;
+    };
+    // The text of each piece of speech as it is recognized, in order, for
+    // the streams waiting for this transcription in any process. Only a
+    // draft: failing to record it costs nothing else.
+    req.on_pieces = [&](const std::vector<draft::Piece>& pieces) {
+      if (cancelled) return;
+      try {
+        projections::partials::record(conn, job.transcription_id, pieces);
+      } catch (const std::exception& e) {
+        Json fields = log_fields;
+        fields["error"] = e.what();
+        log::warn("could not record the draft text", fields);
+      }
     };
     auto result = transcribe(*engine->second, req, on_stage, cancelled);
     if (!downloaded.empty() && !cancelled) keep_audio(job.transcription_id, downloaded, log_fields);

@@ -33,7 +33,23 @@ Json verbose_segment(const transcript::Segment& s, std::size_t index) {
           {"no_speech_prob", 0.0}};
 }
 
+// diarized_json's segment, which is also the transcript.text.segment event.
+Json diarized_segment(const transcript::Segment& s, std::size_t index) {
+  return {{"type", "transcript.text.segment"}, {"id", segment_id(index)}, {"start", seconds(s.start_ms)},
+          {"end", seconds(s.end_ms)},          {"text", s.text},          {"speaker", speaker_letter(s.speaker)}};
+}
+
 Rendered json_body(const Json& j) { return {j.dump(), "application/json"}; }
+
+// A delta of `text` (trimmed; nothing when empty), after a space once the
+// stream has sent text.
+std::optional<Json> delta(std::string_view text, bool& started) {
+  text = trim(text);
+  if (text.empty()) return std::nullopt;
+  Json d = {{"type", "transcript.text.delta"}, {"delta", (started ? " " : "") + std::string(text)}};
+  started = true;
+  return d;
+}
 
 }  // namespace
 
@@ -107,15 +123,7 @@ Rendered render(const Transcript& t, const TranscriptionForm& form) {
     }
     case Format::DiarizedJson: {
       Json segs = Json::array();
-      for (std::size_t i = 0; i < t.segments.size(); ++i) {
-        const auto& s = t.segments[i];
-        segs.push_back({{"type", "transcript.text.segment"},
-                        {"id", segment_id(i)},
-                        {"start", seconds(s.start_ms)},
-                        {"end", seconds(s.end_ms)},
-                        {"text", s.text},
-                        {"speaker", speaker_letter(s.speaker)}});
-      }
+      for (std::size_t i = 0; i < t.segments.size(); ++i) segs.push_back(diarized_segment(t.segments[i], i));
       return json_body({{"task", "transcribe"},
                         {"duration", t.duration_seconds},
                         {"text", text},
@@ -126,26 +134,22 @@ Rendered render(const Transcript& t, const TranscriptionForm& form) {
   return json_body({{"text", text}});
 }
 
-std::vector<std::string> stream_events(const Transcript& t, const TranscriptionForm& form) {
+std::vector<std::string> draft_events(const std::vector<draft::Piece>& pieces, bool& started) {
   std::vector<std::string> out;
-  const bool diarized = form.format == Format::DiarizedJson;
-  bool first = true;
-  for (std::size_t i = 0; i < t.segments.size(); ++i) {
-    const auto& s = t.segments[i];
-    std::string_view text = trim(s.text);
-    if (text.empty()) continue;
-    Json delta = {{"type", "transcript.text.delta"}, {"delta", (first ? "" : " ") + std::string(text)}};
-    first = false;
-    if (diarized) delta["segment_id"] = segment_id(i);
-    out.push_back(sse(delta));
-    if (diarized)
-      out.push_back(sse({{"type", "transcript.text.segment"},
-                         {"id", segment_id(i)},
-                         {"start", seconds(s.start_ms)},
-                         {"end", seconds(s.end_ms)},
-                         {"text", s.text},
-                         {"speaker", speaker_letter(s.speaker)}}));
-  }
+  for (const auto& p : pieces)
+    if (auto d = delta(p.text, started)) out.push_back(sse(*d));
+  return out;
+}
+
+std::vector<std::string> final_events(const Transcript& t, bool started) {
+  std::vector<std::string> out;
+  if (!started)
+    for (std::size_t i = 0; i < t.segments.size(); ++i)
+      if (auto d = delta(t.segments[i].text, started)) {
+        (*d)["segment_id"] = segment_id(i);
+        out.push_back(sse(*d));
+      }
+  for (std::size_t i = 0; i < t.segments.size(); ++i) out.push_back(sse(diarized_segment(t.segments[i], i)));
   out.push_back(sse({{"type", "transcript.text.done"}, {"text", full_text(t.segments)}}));
   return out;
 }

@@ -6,6 +6,7 @@
 
 #include "api/openai/transcription_form.h"
 #include "common/json.h"
+#include "domain/transcript_draft.h"
 #include "domain/transcript_text.h"
 
 // A completed transcription in the shapes OpenAI's clients parse (the
@@ -47,12 +48,20 @@ std::string speaker_letter(const std::optional<std::string>& speaker);
 // text/vtt (the SDK returns any non-JSON body as a string).
 Rendered render(const Transcript& t, const TranscriptionForm& form);
 
-// stream=true: the Server-Sent Events, each "data: {json}\n\n". One
-// transcript.text.delta per segment (its text, with a leading space after
-// the first; with diarized_json carrying segment_id and followed by that
-// segment's transcript.text.segment event), then transcript.text.done with
-// the whole text.
-std::vector<std::string> stream_events(const Transcript& t, const TranscriptionForm& form);
+// stream=true: Server-Sent Events, each "data: {json}\n\n".
+// While the transcription runs, a transcript.text.delta per piece of draft
+// text (domain/transcript_draft.h) with text, in recording order: the text,
+// after a space unless it is the stream's first. `started` says whether
+// text went out before, and is set once some does.
+std::vector<std::string> draft_events(const std::vector<draft::Piece>& pieces, bool& started);
+// Once completed: when no text went out (`started` false: the draft was
+// already swept, or none was recorded) a delta per segment with its
+// segment_id; then a transcript.text.segment per segment (diarized_json's
+// segments); then transcript.text.done with the whole text. That text is the
+// transcript's, whose sentences were rebuilt across pieces once the voices
+// were told apart: the drafts' words, but casing, punctuation and spacing
+// may differ from the deltas joined.
+std::vector<std::string> final_events(const Transcript& t, bool started);
 // An error inside a stream: "data: {"error": {...}}\n\n", which the SDK's
 // stream reader throws as an APIError.
 std::string sse_error(const Json& error_object);

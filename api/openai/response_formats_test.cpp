@@ -116,26 +116,51 @@ TEST(OpenAiFormats, SpeakerLetters) {
   EXPECT_EQ(speaker_letter(std::string("someone")), "unknown");
 }
 
-TEST(OpenAiFormats, StreamEventsAreDeltasThenDone) {
-  auto events = stream_events(two_speakers(), form({{"stream", "true"}}));
-  ASSERT_EQ(events.size(), 3u);
-  auto data = [](const std::string& e) {
-    EXPECT_EQ(e.rfind("data: ", 0), 0u);
-    EXPECT_EQ(e.substr(e.size() - 2), "\n\n");
-    return Json::parse(e.substr(6));
-  };
-  EXPECT_EQ(data(events[0]), (Json{{"type", "transcript.text.delta"}, {"delta", "The beach was popular."}}));
-  EXPECT_EQ(data(events[1])["delta"], " People were swimming.");
-  EXPECT_EQ(data(events[2]),
-            (Json{{"type", "transcript.text.done"}, {"text", "The beach was popular. People were swimming."}}));
+Json event_data(const std::string& event) {
+  EXPECT_EQ(event.rfind("data: ", 0), 0u);
+  EXPECT_EQ(event.substr(event.size() - 2), "\n\n");
+  return Json::parse(event.substr(6));
+}
 
-  events = stream_events(two_speakers(), form({{"stream", "true"}, {"response_format", "diarized_json"}}));
-  ASSERT_EQ(events.size(), 5u);
-  EXPECT_EQ(data(events[0])["segment_id"], "seg_0");
-  EXPECT_EQ(data(events[1])["type"], "transcript.text.segment");
-  EXPECT_EQ(data(events[3])["speaker"], "B");
-  EXPECT_EQ(data(events[4])["type"], "transcript.text.done");
-  EXPECT_EQ(data(sse_error({{"code", "x"}}))["error"]["code"], "x");
+TEST(OpenAiFormats, DraftPiecesAreDeltasInTheirOrderSpacedAfterTheFirst) {
+  bool started = false;
+  auto events =
+      draft_events({{0, 0.2, 2.0, "Good evening."}, {1, 2.5, 3.0, ""}, {2, 3.1, 5.0, " welcome to "}}, started);
+  ASSERT_EQ(events.size(), 2u);  // the piece without text sends nothing
+  EXPECT_EQ(event_data(events[0]), (Json{{"type", "transcript.text.delta"}, {"delta", "Good evening."}}));
+  EXPECT_EQ(event_data(events[1]), (Json{{"type", "transcript.text.delta"}, {"delta", " welcome to"}}));
+  EXPECT_TRUE(started);
+  // Later pieces continue the text.
+  events = draft_events({{3, 5.1, 6.0, "the program."}}, started);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(event_data(events[0])["delta"], " the program.");
+  // Nothing with text: nothing sent, and the stream has still not started.
+  bool fresh = false;
+  EXPECT_TRUE(draft_events({{0, 0, 1, "  "}}, fresh).empty());
+  EXPECT_FALSE(fresh);
+}
+
+TEST(OpenAiFormats, AfterTheDraftsTheSegmentsThenTheFinalText) {
+  auto events = final_events(two_speakers(), true);
+  ASSERT_EQ(events.size(), 4u);
+  // The segments are diarized_json's, as events.
+  Json diarized = Json::parse(render(two_speakers(), form({{"response_format", "diarized_json"}})).body);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(event_data(events[i]), diarized["segments"][i]);
+  EXPECT_EQ(event_data(events[1])["speaker"], "B");
+  EXPECT_EQ(event_data(events[3]),
+            (Json{{"type", "transcript.text.done"}, {"text", "The beach was popular. People were swimming."}}));
+  EXPECT_EQ(event_data(sse_error({{"code", "x"}}))["error"]["code"], "x");
+}
+
+TEST(OpenAiFormats, WithoutDraftsEachSegmentIsADeltaFirst) {
+  auto events = final_events(two_speakers(), false);
+  ASSERT_EQ(events.size(), 6u);
+  EXPECT_EQ(event_data(events[0]),
+            (Json{{"type", "transcript.text.delta"}, {"delta", "The beach was popular."}, {"segment_id", "seg_0"}}));
+  EXPECT_EQ(event_data(events[1]),
+            (Json{{"type", "transcript.text.delta"}, {"delta", " People were swimming."}, {"segment_id", "seg_1"}}));
+  for (std::size_t i = 2; i < 5; ++i) EXPECT_EQ(event_data(events[i])["type"], "transcript.text.segment");
+  EXPECT_EQ(event_data(events[5])["text"], "The beach was popular. People were swimming.");
 }
 
 TEST(OpenAiForm, ModelsMapToPipelines) {

@@ -201,6 +201,14 @@ export async function finished(srv, key, id, { limitSeconds = 240, query = '' } 
   throw new Error(`transcription ${id} did not finish in ${limitSeconds} s`);
 }
 
+// How many `method route` requests server `srv` answered with `status`, from
+// its metrics listener (scribe_http_requests_total); 0 before the first.
+export async function answered(srv, method, route, status) {
+  const text = await (await fetch(`${srv.metricsUrl}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`scribe_http_requests_total{route="${route}",method="${method}",status="${status}"}`));
+  return line ? Number(line.split(' ').pop()) : 0;
+}
+
 // `scribe audit wallet` for one account: throws unless the books agree.
 export function auditWallet(accountId) {
   const run = spawnSync(BIN, ['audit', 'wallet', '--account', String(accountId)], { env: env(), encoding: 'utf8' });

@@ -125,6 +125,17 @@ export const FOUR_TOPICS = [
     'tree beside the fence. Fresh vegetables from the garden taste much better.' },
 ];
 
+// A radio conversation on city gardens, three voices taking turns (slt,
+// rms, awb, twice): the diarization and streaming tests' recording.
+export const GARDEN_TALK = [
+  { voice: 'slt', text: 'Good evening and welcome to the program. Tonight we talk about gardens in the city.' },
+  { voice: 'rms', text: 'Thank you for having me. I have been growing vegetables on my roof for ten years.' },
+  { voice: 'awb', text: 'In my neighbourhood the council gave us an empty lot behind the school.' },
+  { voice: 'slt', text: 'How did the children react when the garden opened?' },
+  { voice: 'rms', text: 'They loved it. Every class has a small bed and they water it every morning.' },
+  { voice: 'awb', text: 'Water is a real problem in summer. We collect rain in large barrels.' },
+];
+
 // A media server that holds every request until released: the worker's
 // download hangs there, so its transcription stays processing.
 export async function hangingMediaServer() {

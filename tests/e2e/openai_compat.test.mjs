@@ -13,8 +13,8 @@ import { readFileSync, writeFileSync, statSync, readdirSync, rmSync } from 'node
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI, { toFile } from 'openai';
-import { startServer, newAccount, curl, auditWallet, rawHttp, DB, WORK } from './harness.mjs';
-import { say, dialogue, MEDIA_DIR } from './media.mjs';
+import { startServer, newAccount, curl, auditWallet, rawHttp, answered, DB, WORK } from './harness.mjs';
+import { say, dialogue, GARDEN_TALK, MEDIA_DIR } from './media.mjs';
 
 const psql = (sql) => execFileSync('psql', [DB, '-At', '-c', sql], { encoding: 'utf8' }).trim();
 let server;
@@ -22,14 +22,7 @@ let hello; // one sentence by one voice
 let three; // three voices in turn
 before(async () => {
   hello = say('slt', 'Good morning. The library opens at nine and closes at five.', 'oa-hello');
-  three = dialogue([
-    { voice: 'slt', text: 'Good evening and welcome to the program. Tonight we talk about gardens in the city.' },
-    { voice: 'rms', text: 'Thank you for having me. I have been growing vegetables on my roof for ten years.' },
-    { voice: 'awb', text: 'In my neighbourhood the council gave us an empty lot behind the school.' },
-    { voice: 'slt', text: 'How did the children react when the garden opened?' },
-    { voice: 'rms', text: 'They loved it. Every class has a small bed and they water it every morning.' },
-    { voice: 'awb', text: 'Water is a real problem in summer. We collect rain in large barrels.' },
-  ], 'oa-three', 0.6);
+  three = dialogue(GARDEN_TALK, 'oa-three', 0.6);
   server = await startServer({ workers: true, extraEnv: { SCRIBE_WORKER_POLL_MS: '100' } });
 });
 after(async () => { await server?.stop(); });
@@ -40,11 +33,7 @@ const api = (path, key) => curl(`${server.url}/api/v1${path}`, { key });
 const transcriptions = async (key) => (await api('/transcriptions?limit=200', key)).json.data;
 const settlements = (accountId) => Number(psql(`select count(*) from events where type = 'WalletHoldSettled' ` +
   `and (data->>'account_id')::bigint = ${Number(accountId)}`));
-async function metric(route, status) {
-  const text = await (await fetch(`${server.metricsUrl}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`scribe_http_requests_total{route="${route}",method="POST",status="${status}"}`));
-  return line ? Number(line.split(' ').pop()) : 0;
-}
+const metric = (route, status) => answered(server, 'POST', route, status);
 const words = (text) => text.toLowerCase().replace(/[^a-z ]/g, ' ').split(/\s+/).filter(Boolean);
 
 test('every response format of one recording, charged once, and the transcription in /api/v1', async () => {
@@ -116,7 +105,7 @@ test('every response format of one recording, charged once, and the transcriptio
   auditWallet(acc.accountId);
 });
 
-test('stream: true sends transcript.text.delta events, then transcript.text.done', async () => {
+test('stream: true sends transcript.text.delta events, the segments, then transcript.text.done', async () => {
   const acc = newAccount({ balance: 5 });
   const oa = client(acc.key);
   const stream = await oa.audio.transcriptions.create({ file: await wav(hello, 'stream.wav'), model: 'gpt-4o-transcribe', stream: true });
@@ -124,9 +113,15 @@ test('stream: true sends transcript.text.delta events, then transcript.text.done
   for await (const e of stream) events.push(e);
   const done = events.pop();
   assert.equal(done.type, 'transcript.text.done');
-  assert.ok(events.length >= 1);
-  for (const e of events) assert.equal(e.type, 'transcript.text.delta');
-  assert.equal(events.map((e) => e.delta).join(''), done.text);
+  // The deltas (the draft text of each piece of speech), then the segments.
+  const deltas = events.filter((e) => e.type === 'transcript.text.delta');
+  const segments = events.slice(deltas.length);
+  assert.ok(deltas.length >= 1);
+  assert.deepEqual(events.slice(0, deltas.length), deltas);
+  for (const s of segments) assert.equal(s.type, 'transcript.text.segment');
+  // The same words as the final text, which is the segments' text.
+  assert.deepEqual(words(deltas.map((e) => e.delta).join('')), words(done.text));
+  assert.equal(segments.map((s) => s.text).join(' '), done.text);
   assert.ok(words(done.text).includes('library'), done.text);
   // The same text as the JSON answer, which is the same transcription.
   const json = await oa.audio.transcriptions.create({ file: await wav(hello, 'stream.wav'), model: 'gpt-4o-transcribe' });
