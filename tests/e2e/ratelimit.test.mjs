@@ -2,6 +2,7 @@
 // database: two servers, one key, one budget.
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import OpenAI, { toFile } from 'openai';
 import { startServer, newAccount, newKey, curl, envelope } from './harness.mjs';
 
 const LIMIT = 10;
@@ -42,6 +43,32 @@ test('another key is unaffected, also on the same account', async () => {
   }
   // The exhausted key is still limited.
   envelope(assert, await me(0, acct.key), 429, 'rate_limited');
+});
+
+test('the OpenAI-compatible routes draw on the same budget, on either server', async () => {
+  const { key } = newAccount();
+  const oa = (i) => new OpenAI({ baseURL: `${servers[i % 2].url}/v1`, apiKey: key, maxRetries: 0 });
+  const file = () => toFile(Buffer.from('RIFF'), 'a.wav', { type: 'audio/wav' });
+  for (let i = 0; i < LIMIT - 3; i++) assert.equal((await me(i, key)).status, 200);
+  // Counted from the request's head, even when the body is then refused.
+  await assert.rejects(oa(1).audio.transcriptions.create({ file: await file(), model: 'no-such-model' }),
+    (err) => err instanceof OpenAI.BadRequestError && err.code === 'unsupported_pipeline');
+  assert.ok((await oa(0).models.list()).data.length > 0);
+  assert.equal((await me(1, key)).status, 200);
+  // The budget is spent: both surfaces answer 429, the OpenAI one in OpenAI's shape.
+  for (const i of [0, 1]) {
+    await assert.rejects(oa(i).audio.transcriptions.create({ file: await file(), model: 'whisper-1' }), (err) => {
+      assert.ok(err instanceof OpenAI.RateLimitError, String(err));
+      assert.equal(err.code, 'rate_limited');
+      assert.equal(err.type, 'rate_limit_error');
+      const retry = Number(err.headers.get('retry-after'));
+      assert.ok(Number.isInteger(retry) && retry >= 1 && retry <= 60, `retry-after ${retry}`);
+      assert.equal(err.error.retry_after, retry);
+      return true;
+    });
+  }
+  await assert.rejects(oa(0).models.list(), OpenAI.RateLimitError);
+  envelope(assert, await me(0, key), 429, 'rate_limited');
 });
 
 test('unauthenticated requests are answered 401, never 429: the limiter counts per key', async () => {
