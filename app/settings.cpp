@@ -98,7 +98,7 @@ std::vector<SettingSpec> make_specs() {
                        "at the root of its host name)");
                  s.server.public_url = *canonical;
                  s.server.public_url_given = true;
-               })});
+               }});
   t.push_back({"SCRIBE_MCP_ALLOWED_ORIGINS", "mcp-allowed-origins", "server",
                "web origins, besides this server's own (its loopback names when it listens on loopback, its listen "
                "host and its public URL), whose pages may call /mcp; any other Origin is refused 403",
