@@ -18,6 +18,16 @@ class OAuthCommands : public testing::PgTest {
     return txn.exec(sql)[0][0].as<int64_t>();
   }
   static std::string quoted(const std::string& s) { return "'" + s + "'"; }
+  // The read model as its events wrote it, after a test moved registered_at
+  // back to stand for time passing (the rebuild test compares the two).
+  static void restore_registered_at(pqxx::connection& conn, const std::vector<std::string>& ids) {
+    pqxx::nontransaction txn(conn);
+    for (const auto& id : ids)
+      txn.exec_params(
+          "update oauth_clients set registered_at = (select max(recorded_at) from events where stream_id = $2 "
+          "and type = $3) where client_id = $1",
+          id, oauth::client_stream(id), events::kOAuthClientRegistered);
+  }
   static int64_t stream_length(pqxx::connection& conn, const std::string& stream) {
     pqxx::read_transaction txn(conn);
     return static_cast<int64_t>(eventstore::EventStore::read_stream(txn, stream).size());
@@ -106,6 +116,7 @@ TEST_F(OAuthCommands, UseRecordedAtMostDailyAndUnusedClientsExpire) {
   // A deleted client's use is not recorded (it must register again).
   record_client_use(store(), *conn, idle.client_id, meta());
   EXPECT_EQ(stream_length(*conn, oauth::client_stream(idle.client_id)), 2);
+  restore_registered_at(*conn, {used.client_id, idle.client_id});
 }
 
 TEST_F(OAuthCommands, ConsentGivenAndWithdrawnOnce) {
