@@ -21,8 +21,8 @@ class TokenVerifierTest : public testing::PgTest {
  protected:
   void SetUp() override {
     conn_ = connect();
-    account_ = commands::open_account(store(), *conn_, unique("oauthrs") + "@example.com", plans::Tier::Free,
-                                      {"test", ""});
+    account_ =
+        commands::open_account(store(), *conn_, unique("oauthrs") + "@example.com", plans::Tier::Free, {"test", ""});
   }
 
   // A grant issued through its event (the inline projection writes
@@ -45,8 +45,8 @@ class TokenVerifierTest : public testing::PgTest {
   // A token row as the token endpoint stores it: its SHA-256 only.
   std::string token(int64_t grant_id, const std::string& client_id, const std::vector<std::string>& resources,
                     const std::string& kind = "access", int ttl_seconds = 3600) {
-    const std::string t = kind == "access" ? scribe::oauth::generate_access_token()
-                                           : scribe::oauth::generate_refresh_token();
+    const std::string t =
+        kind == "access" ? scribe::oauth::generate_access_token() : scribe::oauth::generate_refresh_token();
     pqxx::nontransaction txn(*conn_);
     txn.exec_params(
         "insert into oauth_tokens(token_hash, kind, grant_id, account_id, client_id, resources, expires_at) "
