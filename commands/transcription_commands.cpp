@@ -287,7 +287,11 @@ bool finish_attempt(const eventstore::EventStore& store, pqxx::connection& conn,
         // The outcome records what was really charged, so reads show the charge
         // rather than the hold.
         eventstore::NewEvent recorded = outcome;
-        recorded.data["charge_micros"] = settle.empty() ? 0 : settle.front().data.at("charged_micros").get<int64_t>();
+        // A realtime session's transcription was paid by the session's hold
+        // (tr.prepaid): it shows what the session charged.
+        recorded.data["charge_micros"] = !settle.empty() ? settle.front().data.at("charged_micros").get<int64_t>()
+                                         : tr.prepaid    ? tr.last_charge
+                                                         : 0;
         if (measured_duration) recorded.data["billed_seconds"] = pricing::billed_seconds(*measured_duration);
         std::vector<eventstore::StreamAppend> appends = {
             {sid, eventstore::ExpectedVersion::exact(tr.version), {recorded}}};

@@ -108,3 +108,33 @@ inline constexpr const char* kOAuthConsentGiven = "ConsentGiven";          // {a
 inline constexpr const char* kOAuthConsentWithdrawn = "ConsentWithdrawn";  // {account_id, client_id}
 
 }  // namespace scribe::events
+
+namespace scribe::events {
+
+// Realtime sessions (domain/realtime.h), on the account stream.
+inline constexpr const char* kRealtimeSessionStarted = "RealtimeSessionStarted";
+// {account_id, session_id, key_id|null, transcription_id, language, cap_minutes, plan, hold_id|null,
+//  held_micros, started_at} (the hold's WalletHoldPlaced follows, purpose "realtime")
+inline constexpr const char* kRealtimeSessionEndRequested = "RealtimeSessionEndRequested";
+// {account_id, session_id, reason}
+inline constexpr const char* kRealtimeSessionEnded = "RealtimeSessionEnded";
+// {account_id, session_id, transcription_id, reason, audio_samples, billed_seconds, charge_micros, ended_at}
+// (the hold's WalletHoldSettled or WalletHoldReleased is appended with it)
+inline constexpr const char* kApiKeyRealtimeGranted = "ApiKeyRealtimeGranted";  // {account_id, key_id}
+inline constexpr const char* kApiKeyRealtimeRevoked = "ApiKeyRealtimeRevoked";  // {account_id, key_id}
+// The account's own flag: the first-party console's sign-in may start sessions.
+inline constexpr const char* kAccountRealtimeGranted = "AccountRealtimeGranted";  // {account_id}
+inline constexpr const char* kAccountRealtimeRevoked = "AccountRealtimeRevoked";  // {account_id}
+// Transcription stream of a realtime session: created live (status
+// processing, stage live, source realtime, no job, no hold of its own:
+// prepaid by the session's hold) ...
+inline constexpr const char* kTranscriptionLiveStarted = "TranscriptionLiveStarted";
+// {transcription_id, account_id, key_id|null, session_id, source "realtime", language, pipeline_code, title|null}
+// ... then, once the session ended with audio, its job is queued on the joined recording ...
+inline constexpr const char* kTranscriptionLiveRecorded = "TranscriptionLiveRecorded";
+// {transcription_id, account_id, session_id, attempt 1, duration_seconds, billed_seconds, charge_micros}
+// ... or, with none, it is cancelled.
+inline constexpr const char* kTranscriptionCancelled = "TranscriptionCancelled";
+// {transcription_id, account_id, reason}
+
+}  // namespace scribe::events

@@ -76,10 +76,31 @@ void apply(State& s, const std::string& type, const Json& d) {
     take_attempt_money(s, d);
     if (d.contains("duration_seconds") && d.at("duration_seconds").is_number())
       s.duration_seconds = d.at("duration_seconds").get<double>();
+  } else if (type == events::kTranscriptionLiveStarted) {
+    s.exists = true;
+    s.id = d.at("transcription_id").get<int64_t>();
+    s.account_id = d.at("account_id").get<int64_t>();
+    s.status = kProcessing;
+    s.stage = "live";
+    s.attempt = 1;
+    s.prepaid = true;
+    if (d.contains("key_id") && d.at("key_id").is_number_integer()) s.key_id = d.at("key_id").get<int64_t>();
+  } else if (type == events::kTranscriptionLiveRecorded) {
+    // The joined recording's length is known exactly: the worker's
+    // measurement finds it already measured and moves no money.
+    s.stage = "queued";
+    s.duration_seconds = d.at("duration_seconds").get<double>();
+    s.measured_seconds = s.duration_seconds;
+    s.billed_seconds = d.value("billed_seconds", int64_t{0});
+    s.last_charge = d.value("charge_micros", int64_t{0});
+  } else if (type == events::kTranscriptionCancelled) {
+    s.status = kCancelled;
+    s.stage = kCancelled;
   } else if (type == events::kTranscriptionRetried) {
     s.status = kProcessing;
     s.stage = "queued";
     s.attempt = d.at("attempt").get<int>();
+    s.prepaid = false;  // a retry is a new paid attempt
     take_attempt_money(s, d);
   } else if (type == events::kTranscriptionMeasured) {
     s.measured_seconds = d.at("duration_seconds").get<double>();

@@ -58,6 +58,10 @@ struct State {
   std::optional<money::Micros> max_charge;  // the current attempt's ceiling
   std::optional<double> measured_seconds;   // the current attempt's measured length
   int regen_count = 0;                      // posting-chapters regenerations since the last completion
+  // A realtime session's transcription: its first attempt was paid by the
+  // session's hold (domain/realtime.h), so it places, measures and settles
+  // no money of its own.
+  bool prepaid = false;
   double duration_seconds = 0;
   int64_t version = 0;
 };

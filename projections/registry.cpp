@@ -14,13 +14,15 @@ Projection& clips_projection();
 Projection& webhooks_projection();
 Projection& webhook_outbox_projection();
 Projection& oauth_projection();
+Projection& realtime_projection();
 
 const std::vector<Projection*>& all() {
   static const std::vector<Projection*> list = {
       &accounts_projection(), &api_keys_projection(), &transcriptions_projection(), &segments_projection(),
       // After segments: it copies the rows segments wrote.
       &search_projection(), &enrichment_projection(), &asks_projection(), &clips_projection(),
-      &wallet_ledger_projection(), &webhooks_projection(), &webhook_outbox_projection(), &oauth_projection()};
+      &wallet_ledger_projection(), &webhooks_projection(), &webhook_outbox_projection(), &oauth_projection(),
+      &realtime_projection()};
   return list;
 }
 

@@ -55,6 +55,22 @@ const db::Statement kDelete{"transcriptions.delete", "delete from transcriptions
 const db::Statement kEnqueue{"jobs.enqueue",
                              "insert into jobs(transcription_id, attempt, account_id, enqueued_at) "
                              "values ($1, $2, $3, $4::timestamptz) on conflict do nothing"};
+// A realtime session's transcription (domain/realtime.h): live while the
+// session streams, with no job and no hold of its own; its job is queued
+// once the session ended with audio, or it is cancelled without any.
+const db::Statement kLiveInsert{
+    "transcriptions.live_insert",
+    "insert into transcriptions(id, account_id, key_id, status, stage, attempt, source, title, language, "
+    "pipeline_code, addons, billed_seconds, charge_micros, created_at, updated_at) "
+    "values ($1, $2, $3, 'processing', 'live', 1, 'realtime', $4, $5, $6, '[]'::jsonb, 0, 0, $7::timestamptz, "
+    "$7::timestamptz) on conflict (id) do nothing"};
+const db::Statement kLiveRecorded{"transcriptions.live_recorded",
+                                  "update transcriptions set stage = 'queued', duration_seconds = $2, "
+                                  "billed_seconds = $3, charge_micros = $4, updated_at = $5::timestamptz, "
+                                  "processing_started_at = $5::timestamptz where id = $1"};
+const db::Statement kCancelled{"transcriptions.cancelled",
+                               "update transcriptions set status = 'cancelled', stage = 'cancelled', "
+                               "completed_at = $2::timestamptz, updated_at = $2::timestamptz where id = $1"};
 const db::Statement kDequeue{"jobs.remove", "delete from jobs where transcription_id = $1"};
 
 class TranscriptionsProjection final : public Projection {
@@ -80,6 +96,19 @@ class TranscriptionsProjection final : public Projection {
                         optional_field<std::string>(d, "hold_id"),
                         created ? std::nullopt : optional_field<std::string>(d, "expires_at"), e.recorded_at);
       if (created) txn.exec_prepared(kEnqueue.name, id, 1, d.at("account_id").get<int64_t>(), e.recorded_at);
+    } else if (e.type == events::kTranscriptionLiveStarted) {
+      txn.exec_prepared(kLiveInsert.name, d.at("transcription_id").get<int64_t>(), d.at("account_id").get<int64_t>(),
+                        optional_field<int64_t>(d, "key_id"), optional_field<std::string>(d, "title"),
+                        d.value("language", "auto"), d.value("pipeline_code", "standard"), e.recorded_at);
+    } else if (e.type == events::kTranscriptionLiveRecorded) {
+      const int64_t id = d.at("transcription_id").get<int64_t>();
+      txn.exec_prepared(kLiveRecorded.name, id, d.at("duration_seconds").get<double>(),
+                        d.value("billed_seconds", int64_t{0}), d.value("charge_micros", int64_t{0}), e.recorded_at);
+      txn.exec_prepared(kEnqueue.name, id, 1, d.at("account_id").get<int64_t>(), e.recorded_at);
+    } else if (e.type == events::kTranscriptionCancelled) {
+      const int64_t id = d.at("transcription_id").get<int64_t>();
+      txn.exec_prepared(kCancelled.name, id, e.recorded_at);
+      txn.exec_prepared(kDequeue.name, id);
     } else if (e.type == events::kTranscriptionRetried) {
       const int64_t id = d.at("transcription_id").get<int64_t>();
       const int attempt = d.at("attempt").get<int>();

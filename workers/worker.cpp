@@ -15,6 +15,7 @@
 #include "common/object_store.h"
 #include "domain/clip.h"
 #include "domain/plans.h"
+#include "domain/realtime.h"
 #include "domain/transcript_artifact.h"
 #include "enrichment/artifact_store.h"
 #include "media/source_media.h"
@@ -240,6 +241,13 @@ void Worker::process(pqxx::connection& conn, const ClaimedJob& job, const std::s
       if (!path) throw JobFailure("source_unavailable", "the uploaded file is no longer available");
       media_path = *path;
       fallback_title = spec.original_filename;
+    } else if (spec.source == realtime::kSource) {
+      // A realtime session's recording, joined from its persisted pieces when
+      // the session ended and kept as the transcription's audio (clips read it
+      // there too); the session's hold paid for it (transcription::State::prepaid).
+      auto path = object_store().local_path(clip::source_audio_key(job.transcription_id));
+      if (!path) throw JobFailure("source_unavailable", "the realtime session's recording is no longer available");
+      media_path = *path;
     } else {
       if (!on_stage("downloading")) throw JobAborted();
       try {
