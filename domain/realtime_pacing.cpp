@@ -12,7 +12,7 @@ Pace pace(double audio_seconds_this_connection, double wall_seconds_since_connec
 }
 
 PartialFate partial_fate(std::size_t queued_bytes, std::size_t bound) {
-  return queued_bytes < bound ? PartialFate::Send : PartialFate::HoldNewest;
+  return queued_bytes < bound ? PartialFate::Send : PartialFate::Skip;
 }
 
 double remaining_cap_seconds(int cap_minutes, double audio_seconds) {

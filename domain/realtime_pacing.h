@@ -18,11 +18,11 @@ enum class Pace { Ok, SlowDown, TooFast };
 Pace pace(double audio_seconds_this_connection, double wall_seconds_since_connect, const PaceLimits& limits = {});
 
 // What happens to a partial when the reader is slow: finals and control
-// messages are always queued; a partial is queued only while less than
-// `bound` bytes wait, else it replaces the one waiting (merged) or waits for
-// the queue to drain (the newest one is kept).
+// messages are always queued; a partial only while less than `bound` bytes
+// wait to be written, else it is skipped (each partial repeats its turn so
+// far, so the next one the reader gets stands for those it missed).
 inline constexpr std::size_t kSlowReaderBytes = 256 * 1024;
-enum class PartialFate { Send, HoldNewest };
+enum class PartialFate { Send, Skip };
 PartialFate partial_fate(std::size_t queued_bytes, std::size_t bound = kSlowReaderBytes);
 
 // The cap and idle rules: how many seconds of audio may still be taken, and

@@ -18,8 +18,8 @@ TEST(RealtimePacing, RealTimeAndABurstAreFineThenWarnedThenRefused) {
 TEST(RealtimePacing, PartialsWaitOnlyWhileTheReaderKeepsUp) {
   EXPECT_EQ(partial_fate(0), PartialFate::Send);
   EXPECT_EQ(partial_fate(kSlowReaderBytes - 1), PartialFate::Send);
-  EXPECT_EQ(partial_fate(kSlowReaderBytes), PartialFate::HoldNewest);
-  EXPECT_EQ(partial_fate(10, 10), PartialFate::HoldNewest);
+  EXPECT_EQ(partial_fate(kSlowReaderBytes), PartialFate::Skip);
+  EXPECT_EQ(partial_fate(10, 10), PartialFate::Skip);
 }
 
 TEST(RealtimePacing, CapWarningOnceInTheLastMinute) {
