@@ -300,8 +300,9 @@ TEST_F(StreamingRecognizerTest, PartialsCanBeTurnedOffAndLongSpeechIsCutAtTheTur
   ASSERT_GE(finals.size(), 2u);
   for (size_t i = 1; i < finals.size(); ++i) {
     EXPECT_EQ(finals[i].turn_order, finals[i - 1].turn_order + 1);
-    if (!finals[i].words.empty() && !finals[i - 1].words.empty())
+    if (!finals[i].words.empty() && !finals[i - 1].words.empty()) {
       EXPECT_GE(finals[i].words.front().start_ms, finals[i - 1].words.back().end_ms);
+    }
   }
 }
 
