@@ -6,6 +6,7 @@
 #include "api/oauth/credentials.h"
 #include "app/cli.h"
 #include "commands/account_commands.h"
+#include "commands/realtime_commands.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/log.h"
@@ -32,6 +33,8 @@ const char* kHelp =
     "  apps list --email E                      the OAuth apps connected to the account (holding a grant)\n"
     "  apps revoke --email E --client C         disconnects app C: revokes its grants (its tokens stop\n"
     "                                            working at once on every process) and withdraws consent\n"
+    "  realtime grant|revoke --key ID           realtime sessions for API key ID (internal beta)\n"
+    "  realtime grant|revoke --account ID       realtime sessions for the account's console sign-in\n"
     "\n"
     "Add --json for machine-readable output.\n"
     "\noptions:\n";
@@ -174,6 +177,23 @@ int admin(int argc, char** argv) {
       const std::string client = args.require("client");
       api::dashboard::disconnect_app(store, *conn, account_by_email(*conn, args.require("email")), client, meta);
       print(json, {{"ok", true}}, "app " + client + " disconnected");
+    } else if (what == "realtime grant" || what == "realtime revoke") {
+      // Per key, or the account's own flag for its console sign-in; decided
+      // on the account stream (ApiKeyRealtimeGranted/Revoked, AccountRealtime*).
+      const bool grant = args.positional[1] == "grant";
+      std::optional<int64_t> key;
+      int64_t account = 0;
+      if (auto k = args.get("key")) {
+        key = parse_id(*k, "key");
+        auto owner = commands::account_of_key(*conn, *key);
+        if (!owner) throw Error::not_found("API key");
+        account = *owner;
+      } else {
+        account = parse_id(args.require("account"), "account");
+      }
+      const bool changed = commands::set_realtime_access(store, *conn, account, key, grant, meta);
+      print(json, {{"ok", true}, {"changed", changed}},
+            std::string("realtime ") + (grant ? "granted" : "revoked") + (changed ? "" : " (unchanged)"));
     } else {
       throw std::invalid_argument("unknown admin command '" + what + "'");
     }

@@ -28,6 +28,7 @@
 #include "speech/openai_asr_engine.h"
 #include "speech/pocketsphinx_engine.h"
 #include "speech/speech_profile.h"
+#include "workers/realtime_sweeper.h"
 #include "workers/clip_worker.h"
 #include "workers/webhook_dispatcher.h"
 #include "workers/worker.h"
@@ -335,6 +336,7 @@ int serve(int argc, char** argv) {
   workers::WebhookDispatcher dispatcher(cfg.database_url, hooks, settings.outbound);
   dispatcher.start();
   Housekeeping housekeeping(cfg.database_url, settings.housekeeping_seconds);
+  workers::RealtimeSweeper realtime_sweeper(cfg.database_url, cfg.realtime_stale_seconds);
 
   std::thread signal_thread([&] {
     int sig = 0;
@@ -364,6 +366,7 @@ int serve(int argc, char** argv) {
   if (clip_workers) clip_workers->stop();
   dispatcher.stop();
   housekeeping.stop();
+  realtime_sweeper.stop();
   wakeups.stop();
   draft_wakeups.stop();
   for (auto& r : runners) r->stop();

@@ -7,6 +7,7 @@
 #include "api/mcp/mcp_origins.h"
 #include "common/text.h"
 #include "domain/limits.h"
+#include "domain/realtime.h"
 #include "domain/webhook.h"
 #include "speech/speech_profile.h"
 
@@ -145,6 +146,17 @@ std::vector<SettingSpec> make_specs() {
                "transcription again instead of a new charge (while it runs, always); 0 for only while it runs",
                between(0, 86400), std::to_string(limits::kOpenAiDedupeSecondsDefault), false,
                integer(0, 86400, [](Settings& s, int v) { s.server.openai_dedupe_seconds = v; })});
+  // --- realtime -----------------------------------------------------------
+  t.push_back({"SCRIBE_REALTIME_STALE_SECONDS", "realtime-stale-seconds", "server",
+               "a live realtime session with no connection heartbeat for this long is ended by housekeeping and "
+               "settled for its persisted audio; a resume within it continues the session",
+               between(2, 3600), std::to_string(realtime::kDefaultStaleSeconds), false,
+               integer(2, 3600, [](Settings& s, int v) { s.server.realtime_stale_seconds = v; })});
+  t.push_back(
+      {"SCRIBE_REALTIME_TICKET_TTL_SECONDS", "realtime-ticket-ttl-seconds", "server",
+       "lifetime of a realtime session's WebSocket ticket (test-only: keep the spec's 60 in production)",
+       between(1, realtime::kTicketTtlSeconds), std::to_string(realtime::kTicketTtlSeconds), false,
+       integer(1, realtime::kTicketTtlSeconds, [](Settings& s, int v) { s.server.realtime_ticket_ttl_seconds = v; })});
   // --- oauth --------------------------------------------------------------
   // Lifetimes of codes and access tokens are the spec's; these settings exist
   // so that end-to-end tests see them end without sleeping (test-only).

@@ -61,8 +61,8 @@ const db::Statement kPersist{"realtime.persist_piece",
                              "with l as (update realtime_live set samples_persisted = samples_persisted + $5 "
                              "where session_id = $1 and generation = $2 and ended_at is null "
                              "and samples_persisted = $4 returning session_id) "
-                             "insert into realtime_audio_pieces(session_id, seq, start_sample, samples) "
-                             "select session_id, $3, $4, $5 from l returning seq"};
+                             "insert into realtime_audio_pieces(session_id, seq, start_sample, samples, generation) "
+                             "select session_id, $3, $4, $5, $2 from l returning seq"};
 const db::Statement kRecordTurn{"realtime.record_turn",
                                 "with l as (update realtime_live set last_turn_order = greatest(last_turn_order, $3) "
                                 "where session_id = $1 and generation = $2 and ended_at is null returning session_id) "
@@ -75,14 +75,18 @@ const db::Statement kTurnsAfter{"realtime.turns_after",
 const db::Statement kMarkEndRequested{"realtime.mark_end_requested",
                                       "update realtime_live set end_requested_at = coalesce(end_requested_at, now()) "
                                       "where session_id = $1 and ended_at is null"};
-const db::Statement kLockLive{"realtime.lock_live",
-                              "select account_id, samples_persisted, ended_at is not null from realtime_live "
-                              "where session_id = $1 for update"};
+// An append must be the first write of its transaction (050_append_stream.sql),
+// so the session's row is read plainly and written after the append; the end
+// only stands if no piece was persisted in between (else it is decided again).
+const db::Statement kLiveRow{"realtime.live_row",
+                             "select account_id, samples_persisted, ended_at is not null from realtime_live "
+                             "where session_id = $1"};
 const db::Statement kMarkEnded{"realtime.mark_ended",
-                               "update realtime_live set ended_at = now(), ticket_hash = null where session_id = $1"};
+                               "update realtime_live set ended_at = now(), ticket_hash = null "
+                               "where session_id = $1 and samples_persisted = $2 and ended_at is null"};
 const db::Statement kPieces{"realtime.pieces",
-                            "select seq, start_sample, samples from realtime_audio_pieces where session_id = $1 "
-                            "order by seq"};
+                            "select seq, start_sample, samples, generation from realtime_audio_pieces "
+                            "where session_id = $1 order by seq"};
 const db::Statement kStale{"realtime.stale",
                            "select session_id from realtime_live where ended_at is null and "
                            "(heartbeat_at < now() - make_interval(secs => $1) "
@@ -281,10 +285,17 @@ bool persist_piece(pqxx::connection& conn, const std::string& session_id, int ge
   if (pcm.empty() || pcm.size() % realtime::kBytesPerSample != 0)
     throw Error("internal_error", "a piece of audio must be whole 16-bit samples");
   const int64_t samples = static_cast<int64_t>(pcm.size()) / realtime::kBytesPerSample;
-  // The object first: a row never names audio that is not stored. A piece
-  // written and then refused is overwritten by the next piece of that seq,
-  // or removed with the session's prefix.
-  object_store().put(realtime::piece_key(session_id, seq), pcm);
+  // The generation is checked before the object is written, so a superseded
+  // connection stops writing; its key carries the generation, so one that
+  // raced past the check never overwrites its successor's piece. Then the
+  // object before its row: a row never names audio that is not stored. A
+  // piece written and then refused is removed with the session's prefix.
+  {
+    pqxx::read_transaction txn(conn);
+    auto st = txn.exec_prepared(kLiveState.name, session_id);
+    if (st.empty() || st[0][1].as<bool>() || st[0][0].as<int>() != generation) return false;
+  }
+  object_store().put(realtime::piece_key(session_id, seq, generation), pcm);
   pqxx::work txn(conn);
   try {
     auto r = txn.exec_prepared(kPersist.name, session_id, generation, seq, start_sample, samples);
@@ -317,7 +328,7 @@ std::string request_end(const eventstore::EventStore& store, pqxx::connection& c
   return retry_on_conflict(
       [&]() -> std::string {
         pqxx::work txn(conn);
-        auto live = txn.exec_prepared(kLockLive.name, session_id);
+        auto live = txn.exec_prepared(kLiveRow.name, session_id);
         if (live.empty() || (account_id && live[0][0].as<int64_t>() != *account_id))
           throw Error::not_found("realtime session");
         const int64_t owner_account = live[0][0].as<int64_t>();
@@ -344,9 +355,8 @@ SessionEnd end_session(const eventstore::EventStore& store, pqxx::connection& co
   SessionEnd out = retry_on_conflict(
       [&] {
         pqxx::work txn(conn);
-        // The session's row first: no piece is persisted after the count is
-        // read below (persist_piece updates this row), and two ends queue here.
-        auto live = txn.exec_prepared(kLockLive.name, session_id);
+        // Two ends queue on the account's lock; the second finds it ended.
+        auto live = txn.exec_prepared(kLiveRow.name, session_id);
         if (live.empty()) throw Error::not_found("realtime session");
         const int64_t account_id = live[0][0].as<int64_t>();
         const int64_t samples = live[0][1].as<int64_t>();
@@ -377,7 +387,9 @@ SessionEnd end_session(const eventstore::EventStore& store, pqxx::connection& co
         stamp(events, meta);
         store.append(txn, {{account::stream_id(account_id), eventstore::ExpectedVersion::exact(v.account.version),
                             std::move(events)}});
-        txn.exec_prepared(kMarkEnded.name, session_id);
+        // A piece persisted since the count was read: decide again on the new count.
+        if (txn.exec_prepared(kMarkEnded.name, session_id, samples).affected_rows() != 1)
+          throw eventstore::ConcurrencyError("a piece was persisted while the session ended");
         eventstore::EventStore::commit(txn);
         r.ended_now = true;
         r.samples = samples;
@@ -425,8 +437,13 @@ bool finish_transcription(const eventstore::EventStore& store, pqxx::connection&
     {
       pqxx::read_transaction txn(conn);
       for (const auto& row : txn.exec_prepared(kPieces.name, session_id)) {
-        auto pcm = object_store().get(realtime::piece_key(session_id, row[0].as<int64_t>()));
-        if (!pcm) throw Error("internal_error", "a persisted piece of realtime audio is missing");
+        auto pcm = object_store().get(realtime::piece_key(session_id, row[0].as<int64_t>(), row[3].as<int>()));
+        if (!pcm) {
+          // Another process finished it first and removed the pieces.
+          if (transcription::fold(eventstore::EventStore::read_stream(txn, sid)).stage != realtime::kLiveStage)
+            return false;
+          throw Error("internal_error", "a persisted piece of realtime audio is missing");
+        }
         wav.append(pcm->data(), std::min<std::size_t>(pcm->size(), static_cast<std::size_t>(row[2].as<int64_t>()) *
                                                                        realtime::kBytesPerSample));
       }

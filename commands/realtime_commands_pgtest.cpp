@@ -41,7 +41,9 @@ class RealtimeCommands : public testing::PgTest {
     c.key_id = key.key_id;
     c.key_monthly_cap = key_cap;
     c.meta = kMeta;
-    if (grant) EXPECT_TRUE(set_realtime_access(store(), conn, c.account_id, key.key_id, true, kMeta));
+    if (grant) {
+      EXPECT_TRUE(set_realtime_access(store(), conn, c.account_id, key.key_id, true, kMeta));
+    }
     return c;
   }
   static money::Micros available(pqxx::connection& conn, int64_t account_id) {

@@ -38,6 +38,11 @@ struct Config {
   int oauth_code_ttl_seconds = 60;
   bool oauth_cimd_allow_private = false;
   int password_hash_cost_log2 = 15;
+  // Realtime sessions (domain/realtime.h; app/settings.cpp): a live session
+  // with no connection heartbeat for this long is ended and settled by
+  // housekeeping; tickets live 60 s unless a test shortens them.
+  int realtime_stale_seconds = 120;
+  int realtime_ticket_ttl_seconds = 60;
 };
 
 // Value parsers. Each throws std::invalid_argument with what is wrong with the

@@ -29,10 +29,10 @@ bool is_session_id(std::string_view s) {
 
 std::string hold_id(const std::string& session_id) { return "realtime-" + session_id; }
 
-std::string piece_key(const std::string& session_id, int64_t seq) {
+std::string piece_key(const std::string& session_id, int64_t seq, int generation) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%08lld", static_cast<long long>(seq));
-  return "realtime/" + session_id + "/" + buf + ".pcm";
+  return "realtime/" + session_id + "/" + buf + (generation > 1 ? "-" + std::to_string(generation) : "") + ".pcm";
 }
 
 const std::vector<std::string>& languages() {

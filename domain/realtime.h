@@ -68,8 +68,10 @@ inline constexpr int kSuperseded = 4012;  // a resume took the session over
 std::string new_session_id();
 bool is_session_id(std::string_view s);
 std::string hold_id(const std::string& session_id);  // "realtime-<session_id>"
-// Object keys of the session's audio.
-std::string piece_key(const std::string& session_id, int64_t seq);  // realtime/<sid>/<seq 8 digits>.pcm
+// The object of one persisted piece: realtime/<sid>/<seq 8 digits>.pcm, with
+// "-<generation>" before ".pcm" after a resume, so a superseded connection's
+// late write can never overwrite the piece its successor persisted.
+std::string piece_key(const std::string& session_id, int64_t seq, int generation = 1);
 
 // The realtime language allowlist: a subset of the standard pipeline's
 // languages ("auto" included), the ones the streaming recognizer has a model for.

@@ -100,6 +100,8 @@ TEST(Realtime, SessionIds) {
   EXPECT_FALSE(is_session_id("rt_ABCDEF0123456789abcdef01"));
   EXPECT_EQ(hold_id("rt_1"), "realtime-rt_1");
   EXPECT_EQ(piece_key("rt_1", 7), "realtime/rt_1/00000007.pcm");
+  EXPECT_EQ(piece_key("rt_1", 7, 1), "realtime/rt_1/00000007.pcm");
+  EXPECT_EQ(piece_key("rt_1", 7, 3), "realtime/rt_1/00000007-3.pcm");
 }
 
 TEST(Realtime, SessionFoldEndsOnceAndKeepsTheRequestedReason) {

@@ -59,6 +59,7 @@ create table realtime_audio_pieces (
   seq          bigint not null,
   start_sample bigint not null,
   samples      bigint not null,
+  generation   int not null,  -- the connection that persisted it (its object's key)
   primary key (session_id, seq)
 );
 
