@@ -288,6 +288,9 @@ StreamingRecognizerFactory::StreamingRecognizerFactory(PocketSphinxOptions model
   if (!find_speech_profile(profile))
     throw std::invalid_argument("unknown speech profile " + profile + "; use one of " + speech_profile_names());
   options_.profile = std::move(profile);
+  for (const auto& [name, value] : kStreamingDecoderArgs)
+    if (std::find(options_.extra_args.begin(), options_.extra_args.end(), name) == options_.extra_args.end())
+      options_.extra_args.insert(options_.extra_args.end(), {name, value});
   options_.vtln = false;
   pool_->options = options_;
   pool_->max_idle = max_idle_decoders;

@@ -100,8 +100,8 @@ class StreamingRecognizerTest : public ::testing::Test {
     if (!factory_) GTEST_SKIP() << "the pocketsphinx-testdata recordings are needed";
   }
   static std::unique_ptr<StreamingRecognizer> make(StreamingOptions o = {}) { return factory_->make(o); }
-  // What the offline recognizer, with the same profile, hears in the same
-  // recording decoded whole.
+  // What the offline recognizer, with the same profile (without the live
+  // path's HMM cap), hears in the same recording decoded whole.
   static std::vector<std::string> offline(const std::vector<int16_t>& pcm) {
     PocketSphinxFactory f{PocketSphinxOptions::for_profile(kRealtimeSpeechProfile)};
     std::vector<std::string> out;
