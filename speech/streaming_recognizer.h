@@ -100,14 +100,15 @@ class StreamingRecognizer {
   std::vector<StreamEvent> feed(const int16_t* pcm, size_t n);
   // Ends the turn in progress now (its final), if any.
   std::vector<StreamEvent> force_endpoint();
-  // The end of the stream: the turn in progress is decoded to its final.
-  // feed() may be called again afterwards (the clock goes on).
+  // The end of the stream: the turn in progress is decoded to its final
+  // (a last piece shorter than 10 ms is counted on the clock but not
+  // decoded). feed() may be called again afterwards (the clock goes on).
   std::vector<StreamEvent> finish();
   void set_end_of_turn_silence_ms(int ms);
   void set_partials(bool on) { options_.partials = on; }
 
   // Samples received, start offset included (the session clock).
-  int64_t clock_samples() const { return options_.start_offset_samples + received_; }
+  int64_t clock_samples() const { return options_.start_offset_samples + received_ + int64_t(carry_.size()); }
   // The turn_order the next final will have.
   int next_turn_order() const { return next_turn_order_; }
   bool in_turn() const { return utterance_open_; }

@@ -273,6 +273,7 @@ TEST_F(StreamingRecognizerTest, FinishEndsTheTurnInProgress) {
   auto r = make();
   std::vector<int16_t> pcm(8000, 0);
   pcm.insert(pcm.end(), speech.begin(), speech.end());  // no silence after: the stream just stops
+  pcm.resize(pcm.size() + 7);                           // and not on a 10 ms frame
   std::vector<StreamEvent> events;
   for (size_t i = 0; i < pcm.size(); i += 320) {  // 20 ms pieces
     auto e = r->feed(pcm.data() + i, std::min<size_t>(320, pcm.size() - i));
@@ -283,6 +284,7 @@ TEST_F(StreamingRecognizerTest, FinishEndsTheTurnInProgress) {
   ASSERT_EQ(last.size(), 1u);
   EXPECT_EQ(last[0].kind, Kind::Final);
   EXPECT_FALSE(last[0].words.empty());
+  EXPECT_EQ(r->clock_samples(), int64_t(pcm.size()));
 }
 
 TEST_F(StreamingRecognizerTest, PartialsCanBeTurnedOffAndLongSpeechIsCutAtTheTurnCap) {
