@@ -97,6 +97,12 @@ const db::Statement kUnfinished{
     "realtime.unfinished",
     "select s.id from realtime_sessions s join transcriptions t on t.id = s.transcription_id "
     "where s.status = 'ended' and t.stage = 'live' limit 100"};
+// Whether no connection owns a session: none ever claimed it, or its owner's
+// heartbeat is older than $2 seconds.
+const db::Statement kUnowned{"realtime.unowned",
+                             "select ended_at is null and (generation = 0 or heartbeat_at < now() - "
+                             "make_interval(secs => $2)) from realtime_live where session_id = $1"};
+constexpr int kOwnerSilentSeconds = 10;
 const db::Statement kAccountOfKey{"realtime.account_of_key", "select account_id from api_keys where id = $1"};
 
 void stamp(std::vector<eventstore::NewEvent>& events, const Meta& meta) {
@@ -325,7 +331,7 @@ std::vector<Json> turns_after(pqxx::connection& conn, const std::string& session
 std::string request_end(const eventstore::EventStore& store, pqxx::connection& conn, const std::string& session_id,
                         std::optional<int64_t> account_id, const std::string& reason, const Meta& meta) {
   if (!realtime::is_session_id(session_id)) throw Error::not_found("realtime session");
-  return retry_on_conflict(
+  const std::string status = retry_on_conflict(
       [&]() -> std::string {
         pqxx::work txn(conn);
         auto live = txn.exec_prepared(kLiveRow.name, session_id);
@@ -348,6 +354,19 @@ std::string request_end(const eventstore::EventStore& store, pqxx::connection& c
         return realtime::kEnding;
       },
       "the realtime session is busy; retry");
+  // No connection will end it: never connected, or its owner stopped beating
+  // (a live owner beats every few seconds). It is ended and settled now
+  // rather than by housekeeping; the answer stays "ending" (the spec's 202).
+  if (status == realtime::kEnding) {
+    bool unowned = false;
+    {
+      pqxx::read_transaction txn(conn);
+      auto r = txn.exec_prepared(kUnowned.name, session_id, static_cast<double>(kOwnerSilentSeconds));
+      unowned = !r.empty() && r[0][0].as<bool>();
+    }
+    if (unowned) end_session(store, conn, session_id, reason, meta);
+  }
+  return status;
 }
 
 SessionEnd end_session(const eventstore::EventStore& store, pqxx::connection& conn, const std::string& session_id,
@@ -424,7 +443,12 @@ bool finish_transcription(const eventstore::EventStore& store, pqxx::connection&
     pqxx::read_transaction txn(conn);
     tr = transcription::fold(eventstore::EventStore::read_stream(txn, sid));
   }
-  if (!tr.exists || tr.deleted || tr.stage != realtime::kLiveStage) return false;
+  if (!tr.exists || tr.deleted) {
+    // Deleted while live: its audio is not kept either.
+    object_store().remove_prefix("realtime/" + session_id + "/");
+    return false;
+  }
+  if (tr.stage != realtime::kLiveStage) return false;
   eventstore::NewEvent e;
   if (samples == 0) {
     e = {events::kTranscriptionCancelled,

@@ -100,7 +100,9 @@ std::vector<Json> turns_after(pqxx::connection& conn, const std::string& session
 // DELETE .../{id} (account_id set: 404 unless the account's) or the socket's
 // Terminate, cap or idle (account_id nullopt): marks the end requested
 // (RealtimeSessionEndRequested, once) so the owner, on its next heartbeat,
-// sends the finals and ends it. Returns the status after: "ending" or "ended".
+// sends the finals and ends it; a session no connection owns (never
+// connected, or its owner silent for 10 s) is ended and settled at once.
+// Returns "ending" (this call asked for the end) or "ended" (it had ended).
 std::string request_end(const eventstore::EventStore& store, pqxx::connection& conn, const std::string& session_id,
                         std::optional<int64_t> account_id, const std::string& reason, const Meta& meta);
 

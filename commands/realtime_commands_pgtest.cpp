@@ -361,6 +361,34 @@ TEST_F(RealtimeCommands, StaleSweepEndsAndSettlesOnce) {
   EXPECT_EQ(available(*conn, c.account_id), balance(*conn, c.account_id));
 }
 
+TEST_F(RealtimeCommands, DeleteEndsAtOnceWhatNoConnectionOwns) {
+  auto conn = connect();
+  auto c = account(*conn, plans::Tier::Free, 10'000'000);
+  const auto before = balance(*conn, c.account_id);
+  // Never connected: released at once.
+  auto t = start_session(store(), *conn, c, {{"cap_minutes", 1}}, false);
+  EXPECT_EQ(request_end(store(), *conn, t.session_id, c.account_id, realtime::kReasonDeleted, kMeta), "ending");
+  EXPECT_EQ(text(*conn, "select status || '/' || end_reason from realtime_sessions where id = $1", t.session_id),
+            "ended/deleted");
+  EXPECT_EQ(hold_events(*conn, events::kWalletHoldReleased, t.session_id), 1);
+  EXPECT_EQ(request_end(store(), *conn, t.session_id, c.account_id, realtime::kReasonDeleted, kMeta), "ended");
+  EXPECT_EQ(redeem_ticket(*conn, t.ticket).refusal, realtime::TicketRefusal::Invalid);
+  // Its owner went silent (a killed process): settled at once for its audio.
+  auto u = start_session(store(), *conn, c, {{"cap_minutes", 1}}, false);
+  stream(*conn, u, {16000 * 2});
+  {
+    pqxx::work txn(*conn);
+    txn.exec_params("update realtime_live set heartbeat_at = now() - interval '1 minute' where session_id = $1",
+                    u.session_id);
+    txn.commit();
+  }
+  EXPECT_EQ(request_end(store(), *conn, u.session_id, c.account_id, realtime::kReasonDeleted, kMeta), "ending");
+  EXPECT_EQ(text(*conn, "select status from realtime_sessions where id = $1", u.session_id), "ended");
+  EXPECT_EQ(hold_events(*conn, events::kWalletHoldSettled, u.session_id), 1);
+  EXPECT_EQ(balance(*conn, c.account_id), before - pricing::quote(2, plans::Tier::Free).charge);
+  EXPECT_EQ(available(*conn, c.account_id), balance(*conn, c.account_id));
+}
+
 TEST_F(RealtimeCommands, NoAudioCancelsTheTranscriptionAndReleasesTheHold) {
   auto conn = connect();
   auto c = account(*conn, plans::Tier::Free, 10'000'000);

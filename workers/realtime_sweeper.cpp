@@ -28,8 +28,9 @@ void RealtimeSweeper::stop() {
 void RealtimeSweeper::run() {
   static const eventstore::EventStore store(projections::inline_projections());
   const commands::Meta meta{"housekeeping", ""};
-  // A quarter of the window: a stale session is settled at most 25% late.
-  const auto every = std::chrono::milliseconds(std::max(500, stale_seconds_ * 250));
+  // A quarter of the window (a stale session is settled at most 25% late),
+  // and at least every 5 s for ends requested with no owner left to finish.
+  const auto every = std::chrono::milliseconds(std::clamp(stale_seconds_ * 250, 500, 5000));
   std::unique_ptr<pqxx::connection> conn;
   std::unique_lock lock(mu_);
   while (!stop_) {

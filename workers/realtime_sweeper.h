@@ -9,7 +9,8 @@
 // came back, a server that was killed), ones whose end was requested with no
 // owner to finish it, and transcriptions a crash left live after the end. It
 // runs in every `scribe serve` (any process may settle any session: the end
-// is exactly once whoever gets there first), every quarter of the window.
+// is exactly once whoever gets there first), every quarter of the window
+// and at least every 5 s.
 namespace scribe::workers {
 
 class RealtimeSweeper {
