@@ -17,6 +17,8 @@
 // no Beast types, so handlers compile fast and are easy to test.
 namespace scribe::api {
 
+struct WebSocketAccept;  // api/websocket.h
+
 // Where a streamed request body goes instead of a plain file, when a route
 // reads its body as it arrives (a multipart form, parsed and hashed on the
 // way to disk: api/openai/form_upload.h). The server calls write() with each
@@ -47,6 +49,12 @@ struct Request {
   std::string body_state;
   // The StreamPlan's sink, when the body went to one instead of body_file.
   std::shared_ptr<BodySink> body_sink;
+  // A valid WebSocket opening handshake (GET, Upgrade: websocket, Connection:
+  // upgrade, a Sec-WebSocket-Key, version 13; a malformed one never reaches
+  // dispatch: 400, or 426 for another version). The route answers with
+  // Response::websocket set to accept, or with any other response to refuse
+  // (written as HTTP; the connection then closes).
+  bool websocket_upgrade = false;
 
   std::optional<std::string> header(const std::string& lower_name) const;
   std::optional<std::string> query_param(std::string_view name) const;
@@ -122,6 +130,9 @@ struct Response {
   // Set: `body` is ignored and the body is this part of a file, sent with
   // its Content-Length (a HEAD answer sends that length, without the body).
   std::shared_ptr<FileBody> file;
+  // Set (only in answer to Request::websocket_upgrade): the connection
+  // becomes a WebSocket (api/websocket.h); status and body are ignored.
+  std::shared_ptr<WebSocketAccept> websocket;
 
   static Response json(int status, const Json& body);
   void set_header(const std::string& name, const std::string& value);

@@ -16,6 +16,7 @@
 #include <set>
 #include <thread>
 
+#include "api/websocket_server.h"
 #include "common/log.h"
 #include "common/text.h"
 #include "domain/limits.h"
@@ -96,6 +97,12 @@ struct HttpServer::Impl {
   std::atomic<int> in_flight{0};
   std::mutex mu;
   std::condition_variable drained;
+  // Upgraded connections: counted apart from in_flight, drained at shutdown
+  // too. After the io_context, so that it goes first.
+  WebSocketHub websockets{[this] {
+    std::lock_guard lock(mu);
+    drained.notify_all();
+  }};
   std::set<std::shared_ptr<Session>> sessions;
   // Every answer still owed (Session::answer_once), also of sessions that
   // have closed and left `sessions`: the destructor empties them all before
@@ -219,9 +226,23 @@ class Session : public std::enable_shared_from_this<Session> {
   void on_read(beast::error_code ec) {
     if (is_quiet_end(ec)) return close();
     if (ec) return fail(ec);
+    const HandshakeCheck handshake = check_handshake(head_, parser_->get().version());
+    if (handshake.error) {
+      Response res = server_.render_error(head_, *handshake.error);
+      if (handshake.error->http_status() == 426) res.set_header("Sec-WebSocket-Version", "13");
+      busy_ = true;
+      ++server_.in_flight;
+      keep_alive_ = false;
+      return write(std::move(res));
+    }
+    // Refused (answered as HTTP), the connection closes: the client meant to
+    // leave HTTP behind.
+    websocket_request_ = handshake.upgrade;
+    if (websocket_request_) keep_alive_ = false;
     busy_ = true;
     ++server_.in_flight;
     Request req = std::move(head_);
+    req.websocket_upgrade = websocket_request_;
     req.body = std::move(parser_->get().body());
     dispatch(std::move(req));
   }
@@ -362,6 +383,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void write(Response res) {
+    if (res.websocket) return upgrade(std::move(res));
     if (res.stream && !res.head) return write_stream(std::move(res));
     if (res.file && !res.head) return write_file(std::move(res));
     auto msg = std::make_shared<http::response<http::string_body>>();
@@ -510,6 +532,24 @@ class Session : public std::enable_shared_from_this<Session> {
     read();
   }
 
+  // A route accepted the upgrade: the connection leaves this session for
+  // the WebSocket hub, which writes the 101 and serves the socket. The
+  // request counts as finished; the connection counts among the hub's.
+  void upgrade(Response res) {
+    if (!websocket_request_) {
+      log::error("a WebSocket acceptance answered a request that is not an upgrade", {{"remote", remote_}});
+      keep_alive_ = false;
+      return write(server_.render_error(head_, Error("internal_error", "internal error; retry with backoff")));
+    }
+    closed_ = true;  // the stream is the hub's now: close() must not touch it
+    server_.websockets.start(std::move(stream_), parser_->release(), std::move(res.websocket), std::move(res.headers),
+                             remote_);
+    busy_ = false;
+    server_.request_finished();
+    std::lock_guard lock(server_.mu);
+    server_.sessions.erase(shared_from_this());
+  }
+
   // Closes after an answer: our side first (the client sees the end of the
   // answer), then what the client still sends is drained until it closes
   // too, kLingerTimeout passes or kLingerBytes arrive.
@@ -562,6 +602,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::size_t lingered_ = 0;
   std::string remote_;
   bool keep_alive_ = true;
+  bool websocket_request_ = false;
   bool busy_ = false;
   bool closing_ = false;
   bool closed_ = false;
@@ -602,6 +643,9 @@ HttpServer::~HttpServer() {
   impl_->ioc.stop();
   for (auto& t : impl_->threads)
     if (t.joinable()) t.join();
+  // WebSocket connections still open (the grace ran out) end here, their
+  // on_closed included, while their sockets' io_context exists.
+  impl_->websockets.abandon();
   // Posting under a slot's lock (answer_once): each answer still owed is
   // either queued in the io_context already, and destroyed with it, or
   // finds its slot empty and is dropped. The sessions die here, while the
@@ -649,14 +693,18 @@ void HttpServer::shutdown(int grace_seconds) {
     sessions.assign(impl_->sessions.begin(), impl_->sessions.end());
   }
   for (auto& s : sessions) s->close_when_idle();
+  impl_->websockets.going_away();
   {
     std::unique_lock lock(impl_->mu);
-    impl_->drained.wait_for(lock, std::chrono::seconds(grace_seconds), [&] { return impl_->in_flight == 0; });
+    impl_->drained.wait_for(lock, std::chrono::seconds(grace_seconds),
+                            [&] { return impl_->in_flight == 0 && impl_->websockets.open() == 0; });
   }
-  log::info("http server drained", {{"in_flight", impl_->in_flight.load()}});
+  log::info("http server drained", {{"in_flight", impl_->in_flight.load()}, {"websockets", impl_->websockets.open()}});
   impl_->ioc.stop();
 }
 
 int HttpServer::in_flight() const { return impl_->in_flight.load(); }
+
+int HttpServer::websockets() const { return impl_->websockets.open(); }
 
 }  // namespace scribe::api

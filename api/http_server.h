@@ -42,10 +42,17 @@ class HttpServer {
   // Serves until shutdown() has finished draining. Blocks the caller.
   void run();
   // Stops accepting, closes idle keep-alive connections, lets in-flight
-  // requests finish (up to `grace_seconds`), then returns from run().
+  // requests finish and closes WebSocket connections (each handler's
+  // on_shutdown, then close 1001), waiting up to `grace_seconds` for both,
+  // then returns from run(). Connections still open then end when the
+  // server is destroyed (on_closed runs there).
   void shutdown(int grace_seconds = 30);
 
   int in_flight() const;
+  // Upgraded WebSocket connections still open (Request::websocket_upgrade,
+  // api/websocket.h); shutdown() closes them with 1001 and waits for them
+  // (up to the same grace) as for requests in flight.
+  int websockets() const;
 
   struct Impl;  // public so the session class in the .cpp can reach it
 

@@ -72,7 +72,9 @@ class ParkedRequests : public ::testing::Test {
           parked_ = std::move(respond);
           cv_.notify_all();
         },
-        [](const Request&, const Error&) { return Response{400, "text/plain", {}, "bad", false, nullptr, nullptr}; });
+        [](const Request&, const Error&) {
+          return Response{400, "text/plain", {}, "bad", false, nullptr, nullptr, nullptr};
+        });
     port_ = server_->port();
     server_thread_ = std::thread([this] { server_->run(); });
   }
@@ -119,7 +121,7 @@ TEST_F(ParkedRequests, ResponderKeptAfterAnsweringDoesNotOutliveTheServer) {
   std::string reply;
   std::thread client([&] { reply = exchange(port_, kGet); });
   Responder kept = take_parked();
-  kept(Response{200, "text/plain", {}, "answered", false, nullptr, nullptr});
+  kept(Response{200, "text/plain", {}, "answered", false, nullptr, nullptr, nullptr});
   client.join();
   EXPECT_NE(reply.find("200 OK"), std::string::npos) << reply;
   EXPECT_NE(reply.find("answered"), std::string::npos) << reply;
@@ -139,8 +141,8 @@ TEST_F(ParkedRequests, AnswerOwedWhenTheServerGoesIsDropped) {
   client.join();
   EXPECT_EQ(reply, "") << "no response was written, and the client saw the connection close";
 
-  owed(Response{200, "text/plain", {}, "too late", false, nullptr, nullptr});
-  owed(Response{200, "text/plain", {}, "twice", false, nullptr, nullptr});
+  owed(Response{200, "text/plain", {}, "too late", false, nullptr, nullptr, nullptr});
+  owed(Response{200, "text/plain", {}, "twice", false, nullptr, nullptr, nullptr});
   owed = nullptr;
 }
 
@@ -149,8 +151,8 @@ TEST_F(ParkedRequests, SecondAnswerIsIgnored) {
   std::string reply;
   std::thread client([&] { reply = exchange(port_, kGet); });
   Responder respond = take_parked();
-  respond(Response{200, "text/plain", {}, "first", false, nullptr, nullptr});
-  respond(Response{500, "text/plain", {}, "second", false, nullptr, nullptr});
+  respond(Response{200, "text/plain", {}, "first", false, nullptr, nullptr, nullptr});
+  respond(Response{500, "text/plain", {}, "second", false, nullptr, nullptr, nullptr});
   client.join();
   EXPECT_NE(reply.find("first"), std::string::npos) << reply;
   EXPECT_EQ(reply.find("second"), std::string::npos) << reply;
@@ -195,7 +197,7 @@ struct Hold {
 };
 
 Response file_response(const std::string& path, uint64_t offset, uint64_t length, std::shared_ptr<void> hold) {
-  Response res{206, "video/mp4", {}, "", false, nullptr, FileBody::open(path)};
+  Response res{206, "video/mp4", {}, "", false, nullptr, FileBody::open(path), nullptr};
   res.file->select(offset, length);
   res.file->hold = std::move(hold);
   return res;
