@@ -172,6 +172,12 @@ void StreamingRecognizer::process_frame(const int16_t* frame, std::vector<Stream
     pending_.insert(pending_.end(), held_.begin(), held_.end());
     held_.clear();
     pending_.insert(pending_.end(), frame, frame + kFrameSamples);
+    silence_decoded_ = 0;
+  } else if (silence_decoded_ < ms_to_samples(options_.tail_ms)) {
+    // The tail is decoded as it comes, so the end of the turn has little
+    // left to do.
+    pending_.insert(pending_.end(), frame, frame + kFrameSamples);
+    silence_decoded_ += kFrameSamples;
   } else {
     held_.insert(held_.end(), frame, frame + kFrameSamples);
   }
@@ -199,6 +205,7 @@ void StreamingRecognizer::start_turn(std::vector<StreamEvent>& out) {
   utterance_start_ = from;
   pending_.assign(pre_roll_.begin() + (from - pre_roll_start_), pre_roll_.end());
   held_.clear();
+  silence_decoded_ = 0;
   utterance_samples_ = int64_t(pending_.size());
   since_partial_ = 0;
   partial_had_words_ = false;
@@ -238,8 +245,6 @@ void StreamingRecognizer::emit_partial(std::vector<StreamEvent>& out) {
 }
 
 void StreamingRecognizer::end_turn(std::vector<StreamEvent>& out) {
-  const size_t tail = std::min(held_.size(), size_t(ms_to_samples(options_.tail_ms)));
-  pending_.insert(pending_.end(), held_.begin(), held_.begin() + long(tail));
   held_.clear();
   decode_pending();
   utterance_open_ = false;
