@@ -27,9 +27,9 @@ inline constexpr const char* kRealtimeSpeechProfile = "live";
 // frame (PocketSphinx's default is 30000, and the profiles keep it or lift
 // it). The start of every turn fans out to every word of the lexicon, and
 // uncapped that cost 0.3-0.6 s of CPU for the first 100 ms piece of a turn;
-// capped, the LibriVox test set (5 utterances, 71 words, streamed) cost 0.17-0.24
-// CPU s per speech second instead of 0.32-0.48, for 24 word errors instead
-// of 23 (bench: one run each on a loaded 2-core machine).
+// capped, the LibriVox test set (5 utterances, 71 words, streamed with 1 s
+// gaps) cost 0.13-0.20 CPU s per speech second instead of 0.32-0.48, with
+// 23-24 word errors where uncapped made 23 (one machine, 2 cores, loaded).
 inline constexpr std::pair<const char*, const char*> kStreamingDecoderArgs[] = {{"-maxhmmpf", "3000"}};
 
 struct StreamingOptions {
