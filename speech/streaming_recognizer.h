@@ -78,7 +78,10 @@ struct StreamWord {
 
 // SpeechStarted: time_ms is the turn's first speech on the session clock;
 // turn_order is the order its final will have. Partial and Final: time_ms is
-// the audio received so far (the session clock at the event). A turn whose
+// the audio received so far (the session clock at the event). A partial is
+// sent every partial_interval_ms of the turn's audio while the hypothesis
+// has words, changed or not (a steady cadence tells the client the turn is
+// alive; a caller that wants only changes compares the words). A turn whose
 // decoder heard no word and sent no partial with words gives no final and
 // uses no turn_order (a cough or a knock).
 struct StreamEvent {
