@@ -217,11 +217,12 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
       conn_->close_queued = true;
       conn_->queued_ = 0;
     }
-    WebSocketHandler handler = std::exchange(handler_, {});
-    if (opened_ && handler.on_closed) guarded([&] { handler.on_closed(code); });
     beast::error_code ec;
     beast::get_lowest_layer(ws_).socket().close(ec);
+    // Uncounted first, so that on_closed sees the server without it.
     hub_.remove(shared_from_this());
+    WebSocketHandler handler = std::exchange(handler_, {});
+    if (opened_ && handler.on_closed) guarded([&] { handler.on_closed(code); });
   }
 
   uint16_t code_so_far() const {

@@ -191,6 +191,9 @@ class WebSocketServer : public ::testing::Test {
       });
     } else if (path == "/small") {
       res.websocket = accept(nullptr, 1024);
+    } else if (path == "/keepalive") {
+      res.websocket = accept(nullptr);
+      res.websocket->keepalive_seconds = 2;
     } else if (path == "/flood") {
       res.websocket = accept(nullptr, 64 * 1024, 1 << 20);
     } else if (path == "/shutdown") {
@@ -391,6 +394,58 @@ TEST_F(WebSocketServer, ReaderThatNeverReadsIsDroppedAtTheQueueBound) {
   EXPECT_LE(most_queued, (1u << 20) + piece.size());
   EXPECT_EQ(conn->queued_bytes(), 0u);
   conn->send_text("after the end");  // does nothing
+}
+
+// The server pings a quiet peer; one that answers (Beast's client answers
+// while it reads) stays, one that does not is dropped after the keepalive.
+TEST_F(WebSocketServer, PeerThatStopsAnsweringPingsIsDropped) {
+  Client alive;
+  ASSERT_FALSE(alive.connect(port_, "/keepalive"));
+  Client dead;
+  ASSERT_FALSE(dead.connect(port_, "/keepalive"));
+  std::atomic<int> pings{0};
+  alive.ws.control_callback([&](websocket::frame_type kind, beast::string_view) {
+    if (kind == websocket::frame_type::ping) ++pings;
+  });
+  // Reads (answering pings) until the dead one is dropped, at about 2 s.
+  std::thread reader([&] {
+    beast::error_code ec;
+    alive.read(ec);
+  });
+  ASSERT_TRUE(wait_closed(1));
+  EXPECT_EQ(closed(), std::vector<int>{1006});
+  EXPECT_GE(pings.load(), 1);
+  EXPECT_EQ(server_->websockets(), 1) << "the peer answering pings is still connected";
+  alive.ws.next_layer().shutdown(tcp::socket::shutdown_both);
+  reader.join();
+}
+
+// Messages sent from several threads at once all arrive, each whole.
+TEST_F(WebSocketServer, SendsFromManyThreadsArriveWhole) {
+  Client c;
+  ASSERT_FALSE(c.connect(port_, "/echo"));
+  ASSERT_TRUE(rec_.wait([&] { return rec_.last != nullptr; }));
+  std::shared_ptr<WebSocketConnection> conn;
+  {
+    std::lock_guard lock(rec_.mu);
+    conn = rec_.last;
+  }
+  std::vector<std::thread> senders;
+  for (int t = 0; t < 4; ++t)
+    senders.emplace_back([conn, t] {
+      for (int i = 0; i < 50; ++i) conn->send_text(std::string(1000 + i, static_cast<char>('a' + t)));
+    });
+  for (auto& s : senders) s.join();
+  std::vector<int> next(4, 0);
+  for (int n = 0; n < 200; ++n) {
+    beast::error_code ec;
+    const std::string m = c.read(ec);
+    ASSERT_FALSE(ec) << ec.message();
+    const int t = m[0] - 'a';
+    ASSERT_TRUE(t >= 0 && t < 4);
+    EXPECT_EQ(m, std::string(1000 + next[t], m[0])) << "each thread's messages in its order";
+    ++next[t];
+  }
 }
 
 TEST_F(WebSocketServer, ShutdownClosesWith1001AfterOnShutdown) {
