@@ -4,6 +4,7 @@
 #include "api/metrics.h"
 #include "api/oauth/protected_resource.h"
 #include "api/openai/openai_errors.h"
+#include "api/realtime/assemblyai_wire.h"
 #include "common/crypto.h"
 #include "common/log.h"
 #include "domain/limits.h"
@@ -105,6 +106,8 @@ Response ApiApp::render_error(const Request& req, const Error& err) const {
   std::string id = request_id_for(req);
   Response res = error_response(id, err);
   if (openai::is_openai_path(req.target.substr(0, req.target.find('?')))) openai::decorate_error(res);
+  if (req.method == "GET" && realtime::is_assemblyai_path(req.target.substr(0, req.target.find('?'))))
+    realtime::decorate_error(res);
   challenge(req, res);
   res.set_header("X-Request-Id", id);
   res.set_header("Access-Control-Allow-Origin", "*");
@@ -122,6 +125,8 @@ void ApiApp::finish(const Request& req, const std::string& request_id, const std
   }
   // OpenAI's clients read type and param, and x-should-retry (api/openai/openai_errors.h).
   if (openai::is_openai_path(req.path)) openai::decorate_error(res);
+  // (Only what its SDK calls: other methods get the envelope and its 405.)
+  if (req.method == "GET" && realtime::is_assemblyai_path(req.path)) realtime::decorate_error(res);
   double seconds = std::chrono::duration<double>(now() - started).count();
   Metrics::instance().observe(route, req.method, res.status, seconds);
   res.head = req.method == "HEAD";
@@ -166,6 +171,12 @@ void ApiApp::dispatch(Request req, Responder respond) {
     }
     finish(req, request_id, "preflight", started, std::move(res), respond);
     return;
+  }
+  // AssemblyAI's SDK sends its key without a scheme (and, from a base URL
+  // with a trailing slash, to //v3/token).
+  if (realtime::is_assemblyai_path(req.path)) {
+    realtime::normalize_credential(req);
+    if (req.path.rfind("//", 0) == 0) req.path.erase(0, 1);
   }
   auto match = router_.match(req.method, req.path);
   if (!match.route) {

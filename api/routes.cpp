@@ -7,6 +7,7 @@
 #include "api/oauth/pages.h"
 #include "api/oauth/protected_resource.h"
 #include "api/openai/handlers.h"
+#include "api/realtime/handlers.h"
 
 namespace scribe::api {
 
@@ -67,6 +68,18 @@ void register_routes(ApiApp& app) {
   authed("DELETE", "/api/v1/transcriptions/{id}/ask/{qnaId}", DeleteTranscriptionAskHandler::handle);
   authed("DELETE", "/api/v1/ask/{qnaId}", DeleteLibraryAskHandler::handle);
   authed("POST", "/api/v1/transcriptions/{id}/clips", CreateClipHandler::handle);
+  // Realtime (api/realtime/): sessions over HTTP; the stream is a WebSocket
+  // that its single-use ticket authorizes, not a key (docs/realtime_protocol.md).
+  authed("POST", "/api/v1/realtime/sessions", CreateRealtimeSessionHandler::handle);
+  authed("GET", "/api/v1/realtime/sessions/{sessionId}", GetRealtimeSessionHandler::handle);
+  authed("DELETE", "/api/v1/realtime/sessions/{sessionId}", DeleteRealtimeSessionHandler::handle);
+  authed("POST", "/api/v1/realtime/sessions/{sessionId}/resume", ResumeRealtimeSessionHandler::handle);
+  pub("GET", "/api/v1/realtime/ws", RealtimeStreamHandler::handle);
+  // AssemblyAI's Universal-Streaming v3 wire on the same sessions
+  // (docs/realtime_assemblyai_wire.md): its SDK sends the key without
+  // "Bearer" (ApiApp::dispatch adds it) and reads {"error": "..."} bodies.
+  authed("GET", "/v3/token", AssemblyAiTokenHandler::handle);
+  pub("GET", "/v3/ws", AssemblyAiStreamHandler::handle);
   // Before .../clips/{clipId}: the first route that matches serves.
   authed("GET", "/api/v1/transcriptions/{id}/clips/quote", ClipQuoteHandler::handle);
   authed("GET", "/api/v1/transcriptions/{id}/clips", ListClipsHandler::handle);

@@ -22,6 +22,9 @@ namespace scribe::api {
 
 // The long-lived parts every handler may use. Built once by `scribe serve`.
 class WaitRegistry;
+namespace realtime {
+class LiveRegistry;
+}
 
 struct ProbedMedia {
   double duration_seconds = 0;
@@ -46,6 +49,9 @@ struct Services {
   // invalid_request on upload_id when it is not playable media.
   std::function<ProbedMedia(const std::string& upload_id)> probe_upload{};
   WaitRegistry* waits = nullptr;
+  // The realtime sessions connected to this process (api/realtime/); null
+  // where the server runs none (tests of other routes).
+  realtime::LiveRegistry* realtime = nullptr;
   ThreadPool* workers = nullptr;  // set by ApiApp
   // A REST request on a principal's behalf from inside the server (MCP tools;
   // ApiApp::call): `req` needs method, target, headers and body. The

@@ -29,6 +29,7 @@
 #include "speech/pocketsphinx_engine.h"
 #include "speech/speech_profile.h"
 #include "workers/realtime_sweeper.h"
+#include "api/realtime/live_registry.h"
 #include "workers/clip_worker.h"
 #include "workers/webhook_dispatcher.h"
 #include "workers/worker.h"
@@ -297,6 +298,20 @@ int serve(int argc, char** argv) {
   // workers record, in this process or another.
   api::openai::DraftWakeups draft_wakeups(cfg.database_url, waits);
   api::register_routes(app);
+  // Realtime streams connected to this process (api/realtime/): recognized on
+  // threads of their own, with the offline pipeline's model and the fast
+  // realtime profile (speech/streaming_recognizer.h).
+  api::realtime::LiveSettings live;
+  live.threads = cfg.realtime_threads;
+  live.heartbeat_seconds = cfg.realtime_heartbeat_seconds;
+  live.idle_seconds = cfg.realtime_idle_seconds;
+  live.stale_seconds = cfg.realtime_stale_seconds;
+  live.pace.max_ahead_seconds = cfg.realtime_max_ahead_seconds;
+  live.pace.warn_ahead_seconds = cfg.realtime_max_ahead_seconds / 2.0;
+  // Declared before the server, so destroyed after it: a stream's last steps
+  // (its audio stored) run on the registry's threads, which drain when it goes.
+  auto live_sessions = std::make_unique<api::realtime::LiveRegistry>(services, live, settings.pocketsphinx);
+  services.realtime = live_sessions.get();
   api::HttpServer server(
       cfg.listen_host, cfg.listen_port, cfg.io_threads, limits::kMaxJsonBodyBytes,
       [&](api::Request req, api::Responder respond) { app.dispatch(std::move(req), std::move(respond)); },
@@ -344,6 +359,8 @@ int serve(int argc, char** argv) {
     log::info("stopping", {{"signal", sig}});
     // Long-polls answer now (_timed_out: true) instead of holding the drain.
     waits.stop();
+    // Realtime clients are told first (resumable), while their sockets are open.
+    live_sessions->shut_down();
     server.shutdown();
   });
   // Before the API's port file, which callers wait for.

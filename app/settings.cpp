@@ -157,6 +157,24 @@ std::vector<SettingSpec> make_specs() {
        "lifetime of a realtime session's WebSocket ticket (test-only: keep the spec's 60 in production)",
        between(1, realtime::kTicketTtlSeconds), std::to_string(realtime::kTicketTtlSeconds), false,
        integer(1, realtime::kTicketTtlSeconds, [](Settings& s, int v) { s.server.realtime_ticket_ttl_seconds = v; })});
+  t.push_back({"SCRIBE_REALTIME_IDLE_SECONDS", "realtime-idle-seconds", "server",
+               "a realtime connection with neither audio nor KeepAlive for this long ends the session (Termination "
+               "reason idle)",
+               between(1, 3600), "30", false,
+               integer(1, 3600, [](Settings& s, int v) { s.server.realtime_idle_seconds = v; })});
+  t.push_back({"SCRIBE_REALTIME_HEARTBEAT_SECONDS", "realtime-heartbeat-seconds", "server",
+               "how often a realtime connection's server renews its claim and learns of a DELETE or a resume on "
+               "another process (the socket then ends within one beat)",
+               between(1, 60), "5", false,
+               integer(1, 60, [](Settings& s, int v) { s.server.realtime_heartbeat_seconds = v; })});
+  t.push_back({"SCRIBE_REALTIME_MAX_AHEAD_SECONDS", "realtime-max-ahead-seconds", "server",
+               "how far ahead of real time a realtime client may send audio before it is closed (4009 too_fast); it "
+               "is warned at half (test-only above the default: tests stream long recordings fast)",
+               between(2, 3600), "10", false,
+               integer(2, 3600, [](Settings& s, int v) { s.server.realtime_max_ahead_seconds = v; })});
+  t.push_back({"SCRIBE_REALTIME_THREADS", "realtime-threads", "server",
+               "threads that recognize realtime streams in each scribe serve", between(1, 64), "2", false,
+               integer(1, 64, [](Settings& s, int v) { s.server.realtime_threads = v; })});
   // --- oauth --------------------------------------------------------------
   // Lifetimes of codes and access tokens are the spec's; these settings exist
   // so that end-to-end tests see them end without sleeping (test-only).

@@ -43,6 +43,15 @@ struct Config {
   // housekeeping; tickets live 60 s unless a test shortens them.
   int realtime_stale_seconds = 120;
   int realtime_ticket_ttl_seconds = 60;
+  // The stream (api/realtime/live_registry.h): a connection with neither
+  // audio nor KeepAlive for idle seconds ends; the heartbeat learns of a
+  // DELETE or a resume elsewhere; a client may run max-ahead seconds ahead
+  // of real time (test-only: raise it so a test streams a minute in
+  // seconds); realtime threads recognize the streams.
+  int realtime_idle_seconds = 30;
+  int realtime_heartbeat_seconds = 5;
+  int realtime_max_ahead_seconds = 10;
+  int realtime_threads = 2;
 };
 
 // Value parsers. Each throws std::invalid_argument with what is wrong with the

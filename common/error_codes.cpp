@@ -15,7 +15,7 @@ constexpr std::string_view kProbeRetry =
     "cached.";
 constexpr std::string_view kTopUp = "Do not retry until the wallet is topped up or the key's cap is raised.";
 
-constexpr std::array<ErrorCodeInfo, 28> kCodes = {{
+constexpr std::array<ErrorCodeInfo, 29> kCodes = {{
     {"unauthenticated", 401,
      "The Authorization header is missing, does not use the Bearer scheme, or carries an OAuth token that failed "
      "verification (expired, bad signature, revoked app).",
@@ -31,6 +31,10 @@ constexpr std::array<ErrorCodeInfo, 28> kCodes = {{
     {"scope_forbidden", 403, "A read-only key was used on a method other than GET, HEAD or OPTIONS.",
      "Use a full-access key; do not retry with this one."},
     {"not_found", 404, "The resource is absent or not yours, or there is no such endpoint.", kNoRetry},
+    {"session_ended", 410,
+     "A realtime session can no longer be resumed: it ended (error.reason session_ended) or went stale without a "
+     "connection (session_stale).",
+     "Start a new realtime session; this one's audio is already settled and being transcribed."},
     {"not_ready", 409,
      "The transcription is not completed (error.reason says why; /subtitles and /transcript carry error.status), "
      "or an idempotent request with the same key is still in flight (in_flight_seconds, stale).",

@@ -17,9 +17,18 @@ LiveRegistry::LiveRegistry(Services& services, LiveSettings settings, speech::Po
     : services_(services),
       settings_(settings),
       recognizers_(std::move(recognizer_options)),
-      pool_(settings.threads),
-      owner_(workers::process_owner() + "/rt-" + crypto::random_hex(4)) {
+      owner_(workers::process_owner() + "/rt-" + crypto::random_hex(4)),
+      pool_(settings.threads) {
   heartbeat_ = std::thread([this] { heartbeat_loop(); });
+  // One decoder made now, while nobody waits: the first session takes it
+  // instead of loading the model (about a second) before its first turn.
+  pool_.post([this] {
+    try {
+      recognizers_.make(speech::StreamingOptions{});
+    } catch (const std::exception& e) {
+      log::error("realtime recognizer could not be made", {{"error", e.what()}});
+    }
+  });
 }
 
 LiveRegistry::~LiveRegistry() {

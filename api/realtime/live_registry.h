@@ -68,7 +68,6 @@ class LiveRegistry {
   Services& services_;
   LiveSettings settings_;
   speech::StreamingRecognizerFactory recognizers_;
-  ThreadPool pool_;
   std::string owner_;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<LiveSession>> sessions_;
@@ -76,6 +75,9 @@ class LiveRegistry {
   bool stopping_ = false;
   std::atomic<int64_t> dropped_partials_{0};
   std::thread heartbeat_;
+  // Last, so it is destroyed first: its destructor runs the sessions' queued
+  // steps (storing their audio), which use everything above.
+  ThreadPool pool_;
 };
 
 }  // namespace scribe::api::realtime

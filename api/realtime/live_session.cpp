@@ -72,12 +72,6 @@ void LiveSession::drain() {
 
 void LiveSession::begin() {
   post([this] {
-    speech::StreamingOptions o;
-    o.end_of_turn_silence_ms = start_.end_of_turn_silence_ms;
-    o.partials = start_.partials;
-    o.start_offset_samples = start_.samples_persisted;
-    o.first_turn_order = last_final_ ? *last_final_ + 1 : 0;
-    recognizer_ = registry_.recognizers().make(o);
     BeginInfo b;
     b.session_id = start_.session_id;
     b.transcription_id = start_.transcription_id;
@@ -92,7 +86,15 @@ void LiveSession::begin() {
     b.audio_received_seconds = received;
     b.end_of_turn_silence_ms = start_.end_of_turn_silence_ms;
     b.partials = start_.partials;
+    // Begin before the recognizer is taken: AssemblyAI's SDK gives up on a
+    // connection whose Begin takes a second, and making a decoder can.
     send(begin_message(b, start_.dialect));
+    speech::StreamingOptions o;
+    o.end_of_turn_silence_ms = start_.end_of_turn_silence_ms;
+    o.partials = start_.partials;
+    o.start_offset_samples = start_.samples_persisted;
+    o.first_turn_order = last_final_ ? *last_final_ + 1 : 0;
+    recognizer_ = registry_.recognizers().make(o);
     // A resumed client names the last final it has: the ones after it again.
     if (start_.resumed && start_.client_last_turn_order)
       for (auto& m : registry_.finals_after(start_.session_id, *start_.client_last_turn_order, start_.dialect))
@@ -133,10 +135,10 @@ void LiveSession::on_binary(std::string frame) {
     warn = !warned_slow_;
     warned_slow_ = true;
   }
-  post([this, warn, frame = std::move(frame)] {
-    if (warn) send(warning_message("slow_down", "Audio is arriving faster than real time.", start_.dialect));
-    handle_audio(frame);
-  });
+  // Sent from here, not the strand: the strand may be seconds behind a
+  // client this far ahead, and the warning must precede a refusal.
+  if (warn) conn_->send_text(warning_message("slow_down", "Audio is arriving faster than real time.", start_.dialect));
+  post([this, frame = std::move(frame)] { handle_audio(frame); });
 }
 
 void LiveSession::on_text(std::string text) {
@@ -180,11 +182,14 @@ void LiveSession::supersede() {
 }
 
 void LiveSession::shut_down() {
+  // Told now, on the I/O thread, while the socket is still open; the audio
+  // that came is stored on the strand, which the registry's pool drains
+  // before the process exits.
+  refuse("server_shutdown", "The server is restarting; resume the session to continue.", true, cc::kGoingAway);
   post([this] {
     if (done_) return;
     store_pending(true);
     done_ = true;
-    refuse("server_shutdown", "The server is restarting; resume the session to continue.", true, cc::kGoingAway);
   });
 }
 
@@ -285,8 +290,15 @@ void LiveSession::finish(const std::string& reason, int close_code) {
   if (recognizer_) emit(recognizer_->finish());
   Settlement s = registry_.end_session(start_.session_id, reason, now() - start_.created_at);
   TerminationInfo t{s.reason, s.audio_seconds, s.session_seconds, s.billed_seconds, s.charge_usd};
+  if (start_.dialect == Dialect::AssemblyAI && close_code != cc::kNormal) {
+    // AssemblyAI ends a session at its limit with an error frame, not a
+    // Termination (docs/realtime_assemblyai_wire.md).
+    refuse(reason, reason == scribe::realtime::kReasonCap ? "Session cap reached." : "Session idle for too long.",
+           false, close_code);
+    return;
+  }
   send(termination_message(t, start_.dialect));
-  conn_->close(static_cast<uint16_t>(close_code), reason);
+  conn_->close(static_cast<uint16_t>(dialect_close_code(close_code, start_.dialect)), reason);
   {
     std::lock_guard lock(mu_);
     refused_ = true;
@@ -300,8 +312,8 @@ void LiveSession::refuse(const std::string& code, const std::string& message, bo
     if (refused_) return;
     refused_ = true;
   }
-  conn_->send_text(error_message(code, message, resumable, start_.dialect, field));
-  conn_->close(static_cast<uint16_t>(close_code), code);
+  conn_->send_text(error_message(code, message, resumable, start_.dialect, field, close_code));
+  conn_->close(static_cast<uint16_t>(dialect_close_code(close_code, start_.dialect)), code);
 }
 
 void LiveSession::send(std::string message, bool droppable) {

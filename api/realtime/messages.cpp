@@ -42,11 +42,14 @@ std::optional<BadMessage> read_bool(const Json& o, const char* key, std::optiona
   return std::nullopt;
 }
 
-Json words_json(const std::vector<WireWord>& words) {
+Json words_json(const std::vector<WireWord>& words, Dialect d) {
   Json a = Json::array();
   for (const auto& w : words) {
     Json j{{"text", w.text}, {"start", w.start_ms}, {"end", w.end_ms}, {"word_is_final", w.final}};
-    j["confidence"] = w.confidence ? Json(std::round(*w.confidence * 1000) / 1000) : Json(nullptr);
+    // AssemblyAI's words always carry a number; a partial's guess has none
+    // of ours, and 0 says "not known" without breaking a client's parser.
+    j["confidence"] = w.confidence ? Json(std::round(*w.confidence * 1000) / 1000)
+                                   : (d == Dialect::AssemblyAI ? Json(0.0) : Json(nullptr));
     a.push_back(std::move(j));
   }
   return a;
@@ -132,23 +135,50 @@ std::string turn_message(int turn_order, bool end_of_turn, const std::vector<Wir
          {"turn_order", turn_order},
          {"end_of_turn", end_of_turn},
          {"transcript", join_words(words)},
-         {"words", words_json(words)}};
+         {"words", words_json(words, d)}};
   if (d == Dialect::AssemblyAI) {
     // Unformatted turns only: the SDK's formatTurns asks for a second,
     // punctuated final that this recognizer does not produce.
     j["turn_is_formatted"] = false;
     j["end_of_turn_confidence"] = end_of_turn ? 1.0 : 0.0;
+    j["utterance"] = end_of_turn ? j["transcript"] : Json("");
   }
   return j.dump();
 }
 
-std::string warning_message(const std::string& code, const std::string& message, Dialect) {
+std::string warning_message(const std::string& code, const std::string& message, Dialect d) {
+  if (d == Dialect::AssemblyAI) return Json{{"type", "Warning"}, {"warning_code", code}, {"warning", message}}.dump();
   return Json{{"type", "Warning"}, {"code", code}, {"message", message}}.dump();
 }
 
+int dialect_close_code(int native, Dialect d) {
+  if (d == Dialect::Native) return native;
+  switch (native) {
+    case 1000:
+    case 1001:
+      return native;
+    case 4001:  // invalid or expired ticket
+    case 4002:  // ticket used
+    case 4003:  // not allowed
+    case 4004:  // session ended
+    case 4012:  // superseded
+      return 1008;
+    case 4008:  // bad message
+      return 3006;
+    case 4009:  // too fast
+      return 3007;
+    case 4010:  // cap reached
+    case 4011:  // idle
+      return 3008;
+    default:
+      return 3005;
+  }
+}
+
 std::string error_message(const std::string& code, const std::string& message, bool resumable, Dialect d,
-                          const std::string& field) {
-  if (d == Dialect::AssemblyAI) return Json{{"type", "Error"}, {"error", message}}.dump();
+                          const std::string& field, int close_code) {
+  if (d == Dialect::AssemblyAI)
+    return Json{{"type", "Error"}, {"error_code", dialect_close_code(close_code, d)}, {"error", message}}.dump();
   Json j{{"type", "Error"}, {"code", code}, {"message", message}, {"resumable", resumable}};
   if (!field.empty()) j["field"] = field;
   return j.dump();

@@ -82,8 +82,15 @@ std::string speech_started_message(int64_t timestamp_ms, Dialect d);
 // A partial (end_of_turn false) or the final of a turn.
 std::string turn_message(int turn_order, bool end_of_turn, const std::vector<WireWord>& words, Dialect d);
 std::string warning_message(const std::string& code, const std::string& message, Dialect d);
+// `close_code` is the native close that follows (AssemblyAI's frame carries
+// its own number for it: dialect_close_code).
 std::string error_message(const std::string& code, const std::string& message, bool resumable, Dialect d,
-                          const std::string& field = "");
+                          const std::string& field = "", int close_code = 0);
+// The close code a dialect uses for one of ours (domain/realtime.h's table):
+// AssemblyAI's SDK reads 4000-4999 as that service's old codes, so the alias
+// sends its v3 ones (1008 refused credential, 3005 server error, 3006 bad
+// message, 3007 audio too fast, 3008 session limit).
+int dialect_close_code(int native, Dialect d);
 std::string termination_message(const TerminationInfo& t, Dialect d);
 
 // The transcript of a turn: its words joined by single spaces.
