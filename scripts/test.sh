@@ -127,9 +127,14 @@ export SCRIBE_TEST_DATABASE_URL=$(db_url scribe) SCRIBE_TEST_TEMPLATE_DB=scribe_
 export SCRIBE_E2E_MEDIA_CACHE=$(mktemp -d /tmp/scribe-e2e-media.XXXXXX)
 export SCRIBE_E2E_TIMES="$pgdir/e2e-times"
 
-# Files that kill processes, depend on timing (ratelimit: a refilling window)
+# Files that kill processes, depend on timing (ratelimit: a refilling window;
+# realtime: streams paced at real time, heartbeats, idle and stale windows)
 # or render CPU-heavy video run alone; every other file runs with others.
-serial=(clips_kill reliability clips hardening_outputs ratelimit)
+serial=()
+for name in clips_kill realtime_kill reliability clips hardening_outputs ratelimit realtime realtime_backpressure \
+  realtime_assemblyai; do
+  [ -f "tests/e2e/$name.test.mjs" ] && serial+=("$name")
+done
 # The longest files start first, so the stage is not left waiting on one of
 # them at its end (measured: ask and pipeline take the longest).
 slow_first=(ask pipeline billing mcp outputs openai_compat enrichment webhooks)
