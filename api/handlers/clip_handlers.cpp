@@ -111,6 +111,9 @@ bool check_media(RequestContext& ctx, const clip::Request& r) {
     throw Error("not_ready", "the transcription's audio is not stored, so no clip can be made of it",
                 {{"reason", "no_stored_audio"}});
   if (r.output != "video") return false;
+  if (subject.source == "realtime")
+    throw Error("video_unavailable", "a realtime session recorded audio only; make an audiogram or an audio clip",
+                {{"reason", "no_source_video"}});
   if (upload) {
     auto path = object_store().local_path(audio_key);
     ctx.release_db();  // ffprobe may take a moment

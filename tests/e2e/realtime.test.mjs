@@ -8,7 +8,7 @@
 // in-band with the documented close codes.
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, newAccount, curl, envelope, admin, auditWallet, finished } from './harness.mjs';
+import { startServer, newAccount, curl, envelope, admin, auditWallet, finished, clipFinished } from './harness.mjs';
 import { say, silence } from './media.mjs';
 import { StreamClient, pcmOf, silencePcm } from './realtime_client.mjs';
 import { execFileSync } from 'node:child_process';
@@ -162,6 +162,22 @@ test('a stream: partials while speaking, finals with absolute times and confiden
   const shared = [...spoken].filter((w) => text.includes(w));
   assert.ok(shared.length >= spoken.size * 0.6, `offline transcript shares ${shared.length}/${spoken.size} words: ${text}`);
   assert.ok(Math.abs(usd(5 - (await me(s1, a.key)).wallet_balance_usd) - usd(term.charge_usd)) <= 1, 'no second charge');
+  // Search finds it; subtitles export; a clip of it renders from the stored
+  // audio (an audiogram: a session has no video).
+  const found = await curl(`${s1.url}/api/v1/search?q=${encodeURIComponent(finals[0].words.at(-1).text)}`, { key: a.key });
+  assert.equal(found.status, 200, found.body);
+  assert.ok(JSON.stringify(found.json).includes(String(s.transcription_id)), found.body);
+  const srt = await curl(`${s1.url}/api/v1/transcriptions/${s.transcription_id}/subtitles?format=srt`, { key: a.key });
+  assert.equal(srt.status, 200, srt.body);
+  assert.match(srt.body, /-->/);
+  const clip = await curl(`${s1.url}/api/v1/transcriptions/${s.transcription_id}/clips`,
+    { method: 'POST', key: a.key, body: { start_seconds: 0, end_seconds: 3 } });
+  assert.equal(clip.status, 202, clip.body);
+  const video = await curl(`${s1.url}/api/v1/transcriptions/${s.transcription_id}/clips`,
+    { method: 'POST', key: a.key, body: { start_seconds: 0, end_seconds: 3, output: 'video' } });
+  envelope(assert, video, 400, 'video_unavailable');
+  const rendered = await clipFinished(s1, a.key, s.transcription_id, clip.json.id);
+  assert.equal(rendered.status, 'completed', JSON.stringify(rendered));
   auditWallet(a.accountId);
 });
 
