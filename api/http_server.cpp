@@ -543,7 +543,7 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     closed_ = true;  // the stream is the hub's now: close() must not touch it
     server_.websockets.start(std::move(stream_), parser_->release(), std::move(res.websocket), std::move(res.headers),
-                             remote_);
+                             remote_, beast::buffers_to_string(buffer_.data()));
     busy_ = false;
     server_.request_finished();
     std::lock_guard lock(server_.mu);

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <deque>
 #include <exception>
+#include <sstream>
 
 #include "common/log.h"
 #include "common/text.h"
@@ -113,12 +114,13 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
  public:
   WebSocketSession(beast::tcp_stream stream, http::request<http::string_body> req,
                    std::shared_ptr<WebSocketAccept> accept, std::vector<std::pair<std::string, std::string>> headers,
-                   std::string remote, WebSocketHub& hub)
+                   std::string remote, std::string early, WebSocketHub& hub)
       : ws_(std::move(stream)),
         executor_(ws_.get_executor()),
         req_(std::move(req)),
         accept_(std::move(accept)),
         headers_(std::move(headers)),
+        early_(std::move(early)),
         conn_(std::make_shared<WebSocketConn>(std::move(remote), accept_->max_queued_bytes)),
         hub_(hub) {}
 
@@ -156,7 +158,14 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
     ws_.read_message_max(max_message_ + kReadPiece);
     ws_.auto_fragment(false);
     busy_ = true;
-    ws_.async_accept(req_, [self = shared_from_this()](beast::error_code ec) { self->on_accept(ec); });
+    auto done = [self = shared_from_this()](beast::error_code ec) { self->on_accept(ec); };
+    if (early_.empty()) return ws_.async_accept(req_, std::move(done));
+    // Beast takes bytes already read only with the request before them (it
+    // parses that again); what follows the request becomes its first frames.
+    std::ostringstream raw;
+    raw << req_;
+    early_.insert(0, raw.str());
+    ws_.async_accept(net::buffer(early_), std::move(done));
   }
 
   // A message was queued, or the hub asks for the close: writes the next
@@ -235,6 +244,7 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
   void on_accept(beast::error_code ec) {
     busy_ = false;
     req_ = {};
+    early_ = std::string();
     if (ec) {
       log::info("websocket handshake failed", {{"remote", conn_->remote()}, {"error", ec.message()}});
       return finish(ws_close::kAbnormal);
@@ -319,6 +329,7 @@ class WebSocketSession : public std::enable_shared_from_this<WebSocketSession> {
   http::request<http::string_body> req_;
   std::shared_ptr<WebSocketAccept> accept_;
   std::vector<std::pair<std::string, std::string>> headers_;
+  std::string early_;
   std::shared_ptr<WebSocketConn> conn_;
   WebSocketHub& hub_;
   WebSocketHandler handler_;
@@ -357,9 +368,10 @@ void WebSocketConn::queue(Out item) {
 
 void WebSocketHub::start(beast::tcp_stream stream, http::request<http::string_body> req,
                          std::shared_ptr<WebSocketAccept> accept,
-                         std::vector<std::pair<std::string, std::string>> headers, std::string remote) {
+                         std::vector<std::pair<std::string, std::string>> headers, std::string remote,
+                         std::string early) {
   auto session = std::make_shared<WebSocketSession>(std::move(stream), std::move(req), std::move(accept),
-                                                    std::move(headers), std::move(remote), *this);
+                                                    std::move(headers), std::move(remote), std::move(early), *this);
   {
     std::lock_guard lock(mu_);
     sessions_.insert(session);

@@ -43,9 +43,11 @@ class WebSocketHub {
 
   // Takes over the connection of an upgrade request a route accepted:
   // writes the 101 (with `headers`) and serves it. On the connection's strand.
+  // `early`: bytes the client sent after the request without waiting for
+  // the 101 (RFC 6455 says it waits; some clients do not): its first frames.
   void start(boost::beast::tcp_stream stream, boost::beast::http::request<boost::beast::http::string_body> req,
              std::shared_ptr<WebSocketAccept> accept, std::vector<std::pair<std::string, std::string>> headers,
-             std::string remote);
+             std::string remote, std::string early);
   // Connections started and not yet ended (also those still in the handshake).
   int open() const { return open_.load(); }
   // Shutdown: each open connection (and each one opened after this) gets its

@@ -331,6 +331,35 @@ TEST_F(WebSocketServer, MalformedHandshakesAreRefusedInTheEnvelope) {
   EXPECT_TRUE(rec_.requests.empty()) << "a malformed handshake never reaches the routes";
 }
 
+// A client that sends its first frame with the handshake, without waiting
+// for the 101: the frame is not lost.
+TEST_F(WebSocketServer, FrameSentBeforeTheAnswerIsRead) {
+  // A masked text frame "hello" (mask 1 2 3 4), as a client must send it.
+  std::string frame = "\x81\x85\x01\x02\x03\x04";
+  const std::string text = "hello";
+  for (std::size_t i = 0; i < text.size(); ++i) frame += static_cast<char>(text[i] ^ (i % 4 + 1));
+  const std::string request = handshake_request("/echo", "Sec-WebSocket-Version: 13\r\n") + frame;
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  timeval tv{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port_);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::send(fd, request.data(), request.size(), MSG_NOSIGNAL), static_cast<ssize_t>(request.size()));
+  std::string got;
+  char buf[4096];
+  for (ssize_t n; got.find("echo:hello") == std::string::npos && (n = ::recv(fd, buf, sizeof buf, 0)) > 0;)
+    got.append(buf, static_cast<std::size_t>(n));
+  ::close(fd);
+  EXPECT_NE(got.find("HTTP/1.1 101"), std::string::npos) << got;
+  EXPECT_NE(got.find("\r\n\r\n\x81\x0a"
+                     "echo:hello"),
+            std::string::npos)
+      << got;
+}
+
 // An acceptance in answer to a plain request is a route's bug: 500.
 TEST_F(WebSocketServer, AcceptingAPlainRequestIsAnInternalError) {
   const std::string reply = raw_exchange(port_, "GET /misuse HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
