@@ -21,8 +21,12 @@ $bin migrate
 if [ ! -f "$data/demo-account" ]; then
   account=$($bin admin account create --email demo@scribe.local --plan free --balance-usd 25 --json \
     | sed -E 's/.*"account_id":([0-9]+).*/\1/')
-  key=$($bin admin key create --account "$account" --name demo --permission full --json \
-    | sed -E 's/.*"api_key":"([^"]+)".*/\1/')
+  created=$($bin admin key create --account "$account" --name demo --permission full --json | tail -1)
+  key=$(sed -E 's/.*"api_key":"([^"]+)".*/\1/' <<<"$created")
+  key_id=$(sed -E 's/.*"key_id":([0-9]+).*/\1/' <<<"$created")
+  # Realtime (internal beta) is granted per key, and per account for the console.
+  $bin admin realtime grant --key "$key_id" --json >/dev/null
+  $bin admin realtime grant --account "$account" --json >/dev/null
   echo "$account" > "$data/demo-account"
   cat <<MSG
 
