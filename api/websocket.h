@@ -41,7 +41,8 @@ class WebSocketConnection {
   // Sends a close frame with `code` and `reason` (at most 123 bytes; cut
   // there) after every message queued before it; the connection then ends
   // (once the peer answers the close, or after the handshake timeout).
-  // Only the first call counts.
+  // Only the first call counts. Messages the peer sent before it saw the
+  // close may still reach on_text/on_binary until then.
   virtual void close(uint16_t code, std::string reason) = 0;
   // Outgoing bytes not yet written to the socket (the message being written
   // included): a producer compares it with what it means to send and merges

@@ -350,7 +350,7 @@ void WebSocketConn::queue(Out item) {
   std::lock_guard lock(mu);
   if (!session || close_queued) return;
   if (item.kind == Kind::kClose) close_queued = true;
-  queued_ += item.data.size();
+  else queued_ += item.data.size();
   if (item.kind != Kind::kClose && queued_.load() > max_queued_) {
     // Nothing more is written: the session drops the connection.
     close_queued = true;
