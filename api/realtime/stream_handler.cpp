@@ -22,7 +22,8 @@ namespace cc = scribe::realtime::close_code;
 const db::Statement kResumePoint{
     "realtime_api.resume_point",
     "select (select coalesce(max(seq) + 1, 0) from realtime_audio_pieces where session_id = $1), "
-    "(select max(turn_order) from realtime_turns where session_id = $1)"};
+    "(select max(turn_order) from realtime_turns where session_id = $1), "
+    "(select samples_persisted from realtime_live where session_id = $1)"};
 
 std::optional<int> optional_int(const Request& req, std::string_view name, int lo, int hi) {
   auto v = req.query_param(name);
@@ -85,8 +86,11 @@ Response accept_stream(RequestContext& ctx, const std::string& ticket, const Str
   {
     pqxx::read_transaction txn(ctx.db());
     auto r = txn.exec_prepared1(kResumePoint.name, live.session_id);
+    // Read after the claim: from then on an older connection can store
+    // nothing more, so where this one starts is settled.
     start.next_seq = r[0].as<int64_t>();
     if (!r[1].is_null()) start.last_turn_order = r[1].as<int>();
+    if (!r[2].is_null()) start.samples_persisted = r[2].as<int64_t>();
   }
   ctx.release_db();
 
