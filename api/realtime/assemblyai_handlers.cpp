@@ -75,7 +75,11 @@ Response AssemblyAiStreamHandler::handle(RequestContext& ctx) {
     return refuse_param("sample_rate must be 16000: this server takes 16 kHz 16-bit mono PCM only.");
   if (auto enc = req.query_param("encoding"); enc && *enc != "pcm_s16le")
     return refuse_param("encoding must be pcm_s16le.");
-  auto silence = req.query_param("min_end_of_turn_silence_when_confident");
+  // The SDK (4.41.5) sends min_turn_silence, also for its deprecated
+  // minEndOfTurnSilenceWhenConfident; older SDKs sent that name as is. Our
+  // endpointer has one window: the confident one when given, else the ceiling.
+  auto silence = req.query_param("min_turn_silence");
+  if (!silence) silence = req.query_param("min_end_of_turn_silence_when_confident");
   if (!silence) silence = req.query_param("max_turn_silence");
   if (silence) {
     try {

@@ -79,10 +79,14 @@ std::variant<ClientMessage, BadMessage> parse_client_message(std::string_view te
     // AssemblyAI's two silence settings: the one used once the model is
     // confident, and the hard ceiling. An endpointer without a confidence
     // has one window: the confident one when given, else the ceiling.
+    // The SDK (4.41.5) sends min_turn_silence for both of its spellings;
+    // older clients send min_end_of_turn_silence_when_confident.
     Configure c;
-    std::optional<int> confident, ceiling;
-    if (auto e = read_int(o, "min_end_of_turn_silence_when_confident", 0, 10000, confident)) return *e;
+    std::optional<int> confident, legacy, ceiling;
+    if (auto e = read_int(o, "min_turn_silence", 0, 10000, confident)) return *e;
+    if (auto e = read_int(o, "min_end_of_turn_silence_when_confident", 0, 10000, legacy)) return *e;
     if (auto e = read_int(o, "max_turn_silence", 0, 10000, ceiling)) return *e;
+    if (!confident) confident = legacy;
     auto chosen = confident ? confident : ceiling;
     if (chosen) c.end_of_turn_silence_ms = std::clamp(*chosen, 200, 5000);
     return ClientMessage{c};

@@ -47,6 +47,25 @@ TEST(RealtimeMessages, AssemblyAiConfigurationPicksTheConfidentSilence) {
   EXPECT_NE(refused(parse_client_message(R"({"type":"Configure"})", Dialect::AssemblyAI)), nullptr);
 }
 
+// What the SDK's updateConfiguration() sends (4.41.5 rewrites its
+// deprecated min_end_of_turn_silence_when_confident to min_turn_silence),
+// with fields our endpointer has no use for.
+TEST(RealtimeMessages, AssemblyAiConfigurationReadsTheSdksMinTurnSilence) {
+  auto r = parse_client_message(
+      R"({"type":"UpdateConfiguration","min_turn_silence":700,"max_turn_silence":1500,"format_turns":true,)"
+      R"("end_of_turn_confidence_threshold":0.5,"keyterms_prompt":["scribe"]})",
+      Dialect::AssemblyAI);
+  ASSERT_NE(as<Configure>(r), nullptr);
+  EXPECT_EQ(as<Configure>(r)->end_of_turn_silence_ms, 700);
+  auto both = parse_client_message(
+      R"({"type":"UpdateConfiguration","min_turn_silence":900,"min_end_of_turn_silence_when_confident":400})",
+      Dialect::AssemblyAI);
+  EXPECT_EQ(as<Configure>(both)->end_of_turn_silence_ms, 900);
+  EXPECT_NE(
+      refused(parse_client_message(R"({"type":"UpdateConfiguration","min_turn_silence":"700"})", Dialect::AssemblyAI)),
+      nullptr);
+}
+
 TEST(RealtimeMessages, AudioFramesMustBeWholeSamplesWithinBounds) {
   EXPECT_FALSE(check_audio_frame(640));
   EXPECT_FALSE(check_audio_frame(3200));
