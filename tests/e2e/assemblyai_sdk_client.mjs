@@ -13,7 +13,8 @@
 // token (use this one instead of asking for a fresh one), useKey (no token:
 // the SDK sends the API key on the socket), tokenParams, sampleRate, wav
 // (16 kHz s16le mono), minTurnSilence (ms), forceEndpoint (after the audio),
-// awaitFinal (wait for an end-of-turn before close()), tokenOnly.
+// awaitFinal (wait for an end-of-turn before close()), formatTurns, silent
+// (send nothing after Begin, exit at the close), tokenOnly.
 import { AssemblyAI } from 'assemblyai';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -52,6 +53,7 @@ const transcriber = client.streaming.transcriber({
   sampleRate: opts.sampleRate ?? 16_000,
   speechModel: 'universal-streaming-english',
   ...(opts.minTurnSilence ? { minTurnSilence: opts.minTurnSilence } : {}),
+  ...(opts.formatTurns ? { formatTurns: true } : {}),
 });
 
 let finals = 0;
@@ -63,12 +65,21 @@ transcriber.on('turn', (turn) => {
   if (turn.end_of_turn) { finals++; sawFinal(); }
 });
 transcriber.on('error', (error) => print('error', { message: error.message, code: error.code }));
-transcriber.on('close', (code, reason) => print('close', { code, reason }));
+let serverClosed;
+const closedByServer = new Promise((resolve) => { serverClosed = resolve; });
+transcriber.on('close', (code, reason) => { print('close', { code, reason }); serverClosed(); });
 
 try {
   await transcriber.connect();
 } catch (e) {
   print('connect_failed', { message: e.message, code: e.code });
+  process.exit(0);
+}
+
+// Silent after Begin: the server's idle timeout ends the session, and the
+// SDK reports it to the error and close listeners.
+if (opts.silent) {
+  await closedByServer;
   process.exit(0);
 }
 

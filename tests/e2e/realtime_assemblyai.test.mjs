@@ -17,7 +17,7 @@ import { say, silence, MEDIA_DIR } from './media.mjs';
 import { StreamClient } from './realtime_client.mjs';
 import { makeCertificate, startTlsTerminator, trustEnv } from './tls_terminator.mjs';
 
-let srv, tls, cert, speechWav, quietWav;
+let srv, tls, idleSrv, idleTls, cert, speechWav, quietWav;
 const CLIENT = new URL('./assemblyai_sdk_client.mjs', import.meta.url).pathname;
 
 before(async () => {
@@ -29,10 +29,12 @@ before(async () => {
   execFileSync('sox', [one, gap, two, gap, speechWav]);
   quietWav = silence(1, 'aai-quiet');
   cert = makeCertificate();
-  srv = await startServer();
-  tls = await startTlsTerminator(srv.port, cert);
+  // A second server idles sessions out after 2 s (the default is 30 s).
+  [srv, idleSrv] = await Promise.all([startServer(),
+    startServer({ extraEnv: { SCRIBE_REALTIME_IDLE_SECONDS: '2', SCRIBE_REALTIME_HEARTBEAT_SECONDS: '1' } })]);
+  [tls, idleTls] = await Promise.all([startTlsTerminator(srv.port, cert), startTlsTerminator(idleSrv.port, cert)]);
 });
-after(async () => { await tls?.close(); await srv?.stop(); });
+after(async () => { await Promise.all([tls?.close(), idleTls?.close()]); await Promise.all([srv?.stop(), idleSrv?.stop()]); });
 
 const httpsBase = () => `https://127.0.0.1:${tls.port}`;
 const wssBase = () => `wss://127.0.0.1:${tls.port}/v3/ws`;
@@ -74,7 +76,10 @@ async function assertStreamed(run, account, { balance, capMinutes }) {
   const open = run.one('open');
   assert.ok(open, run.dump);
   assert.match(open.id, /^rt_[0-9a-f]{24}$/);
-  assert.ok(Number.isInteger(open.expires_at) && open.expires_at * 1000 > Date.now(), JSON.stringify(open));
+  // expires_at: integer Unix seconds when the cap runs out.
+  assert.ok(Number.isInteger(open.expires_at), JSON.stringify(open));
+  assert.ok(open.expires_at <= open.t / 1000 + capMinutes * 60 + 1 && open.expires_at >= open.t / 1000 + capMinutes * 60 - 30,
+    JSON.stringify(open));
 
   const turns = run.of('turn');
   const partials = turns.filter((t) => !t.end_of_turn);
@@ -91,8 +96,11 @@ async function assertStreamed(run, account, { balance, capMinutes }) {
     assert.equal(t.utterance, t.end_of_turn ? t.transcript : '');
     for (const w of t.words) {
       assert.ok(Number.isInteger(w.start) && Number.isInteger(w.end) && w.end >= w.start, JSON.stringify(w));
-      assert.equal(typeof w.confidence, 'number');
-      assert.equal(typeof w.word_is_final, 'boolean');
+      // A partial's words are guesses: not final, confidence 0 (a number,
+      // as the SDK's types ask, where our native wire says null).
+      assert.equal(w.word_is_final, t.end_of_turn, JSON.stringify(w));
+      if (t.end_of_turn) assert.ok(w.confidence > 0 && w.confidence <= 1, JSON.stringify(w));
+      else assert.equal(w.confidence, 0);
     }
   }
   // One final per turn order, in order from 0.
@@ -119,8 +127,9 @@ async function assertStreamed(run, account, { balance, capMinutes }) {
 
 test('createTemporaryToken makes a session; the SDK streams with its token: partials, a final, close() after Termination, settled once', async () => {
   const a = realtimeAccount({ balance: 5 });
+  // formatTurns, as AssemblyAI's examples set it: turns stay unformatted here.
   const run = await runSdk({
-    apiKey: a.key, wav: speechWav, awaitFinal: true,
+    apiKey: a.key, wav: speechWav, awaitFinal: true, formatTurns: true,
     tokenParams: { expires_in_seconds: 60, max_session_duration_seconds: 120 },
   });
   const token = run.one('token')?.token;
@@ -216,4 +225,54 @@ test('refusals: a read-only key gets 403 from /v3/token, a key without realtime 
     assert.equal((await me(acc.key)).wallet_balance_usd, 5);
     auditWallet(acc.accountId);
   }
+});
+
+test('a ticket from POST /api/v1/realtime/sessions is a token too; /v3/token tickets live 60 s whatever is asked', async () => {
+  const a = realtimeAccount({ balance: 5 });
+  const created = await curl(`${srv.url}/api/v1/realtime/sessions`, { method: 'POST', key: a.key, body: { cap_minutes: 1 } });
+  assert.equal(created.status, 201, created.body);
+  const run = await runSdk({ apiKey: a.key, token: created.json.ticket });
+  assert.equal(run.one('open')?.id, created.json.session_id, run.dump);
+  assert.ok(run.one('closed'), run.dump);
+
+  const asked = await curl(`${srv.url}/v3/token?expires_in_seconds=600&max_session_duration_seconds=150`,
+    { headers: { Authorization: a.key } });
+  assert.equal(asked.status, 200, asked.body);
+  assert.deepEqual(Object.keys(asked.json).sort(), ['expires_in_seconds', 'token']);
+  assert.ok(asked.json.expires_in_seconds >= 1 && asked.json.expires_in_seconds <= 60, asked.body);
+  assert.equal(asked.headers['cache-control'], 'no-store');
+  // A plain v3 client (no SDK): token in the query, Terminate, integer durations.
+  const c = new StreamClient(`ws://127.0.0.1:${srv.port}/v3/ws?token=${encodeURIComponent(asked.json.token)}&sample_rate=16000&speech_model=whatever`);
+  const begin = await c.type('Begin');
+  assert.deepEqual(Object.keys(begin).filter((k) => !k.startsWith('_')).sort(), ['expires_at', 'id', 'type']);
+  c.send({ type: 'Terminate' });
+  const term = await c.type('Termination');
+  assert.ok(Number.isInteger(term.audio_duration_seconds) && Number.isInteger(term.session_duration_seconds), JSON.stringify(term));
+  assert.equal((await c.closed).code, 1000);
+  // 150 s is 2 whole minutes (rounded down, never longer than asked).
+  assert.equal((await session(a.key, begin.id)).json.cap_minutes, 2);
+  assert.equal((await me(a.key)).wallet_held_usd, 0);
+  auditWallet(a.accountId);
+});
+
+test('idle: the SDK sees the Error 3008 and the close 3008; the session ends settled', async () => {
+  const a = newAccount({ balance: 5 });
+  admin('realtime', 'grant', '--key', a.keyId);
+  const run = await runSdk({
+    apiKey: a.key, silent: true,
+    streamingBaseUrl: `https://127.0.0.1:${idleTls.port}`, websocketBaseUrl: `wss://127.0.0.1:${idleTls.port}/v3/ws`,
+  });
+  const open = run.one('open');
+  assert.ok(open, run.dump);
+  const error = run.one('error');
+  assert.equal(error?.code, 3008, run.dump);
+  const close = run.one('close');
+  assert.equal(close?.code, 3008, run.dump);
+  assert.ok(run.events.indexOf(error) < run.events.indexOf(close));
+  const s = (await curl(`${idleSrv.url}/api/v1/realtime/sessions/${open.id}`, { key: a.key })).json;
+  assert.equal(s.status, 'ended', JSON.stringify(s));
+  assert.equal(s.end_reason, 'idle');
+  assert.equal(s.charge_usd, 0);
+  assert.equal((await curl(`${idleSrv.url}/api/v1/me`, { key: a.key })).json.wallet_held_usd, 0);
+  auditWallet(a.accountId);
 });
