@@ -58,7 +58,11 @@
 #   RT_PG            server URL without database   default postgresql://postgres@127.0.0.1:55440
 #   RT_DATABASE      database (dropped and made)   default scribe_bench_realtime
 #   RT_LEVELS        concurrent sessions           default "1 2 4 8 12"
-#   RT_CONC_UTTS     sentences per session in the concurrency levels   default 6
+#   RT_CONC_UTTS     sentences per session in the concurrency levels   default 4
+#   RT_THREAD_PASSES SCRIBE_REALTIME_THREADS of each pass of the levels  default "2 12"
+#                    (the server's default, then one thread per session: the
+#                    sessions' work is queued per session on a pool of that
+#                    many threads, see "Findings" in bench/README.md)
 #   RT_GAP_S         silence after each sentence   default 1.5
 #   RT_FRAME_MS      frame length                  default 50
 #   RT_STAGGER_MS    between session starts        default 300
@@ -73,7 +77,8 @@ bin=$(realpath "${SCRIBE_BIN:-build/scribe}")
 pg=${RT_PG:-postgresql://postgres@127.0.0.1:55440}
 db=${RT_DATABASE:-scribe_bench_realtime}
 levels=${RT_LEVELS:-1 2 4 8 12}
-conc_utts=${RT_CONC_UTTS:-6}
+conc_utts=${RT_CONC_UTTS:-4}
+thread_passes=${RT_THREAD_PASSES:-${SCRIBE_REALTIME_THREADS:-2} 12}
 export RT_GAP_S=${RT_GAP_S:-1.5} RT_FRAME_MS=${RT_FRAME_MS:-50} RT_STAGGER_MS=${RT_STAGGER_MS:-300}
 
 [ -x "$bin" ] || { echo "realtime.sh: no scribe binary at $bin (set SCRIBE_BIN)" >&2; exit 2; }
@@ -82,13 +87,17 @@ for tool in node psql flite sox jq; do
 done
 
 machine_line
-echo "settings: levels [$levels], $conc_utts sentences per session at the levels, gap $RT_GAP_S s," \
-  "frames $RT_FRAME_MS ms, starts $RT_STAGGER_MS ms apart, SCRIBE_REALTIME_THREADS ${SCRIBE_REALTIME_THREADS:-2 (default)}"
+echo "settings: levels [$levels] with SCRIBE_REALTIME_THREADS [$thread_passes], $conc_utts sentences per session at the levels, gap $RT_GAP_S s," \
+  "frames $RT_FRAME_MS ms, starts $RT_STAGGER_MS ms apart"
 
 tmp=$(mktemp -d /tmp/scribe-rt-bench.XXXXXX)
 server_pid=""
 trap 'stop_server; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
+# A copy of the binary: others rebuild build/ while this runs (minutes).
+for _ in $(seq 60); do [ -x "$bin" ] && cp "$bin" "$tmp/scribe" 2>/dev/null && "$tmp/scribe" --help >/dev/null 2>&1 && break; sleep 2; done
+echo "binary: $bin ($(stat -c %y "$bin" | cut -d. -f1)), copied to $tmp/scribe"
+bin=$tmp/scribe
 
 # The sentences, each read by the next voice.
 sentences=(
@@ -163,11 +172,21 @@ RT_SESSIONS=1 RT_SILENCE_MS=600 RT_LABEL="latency 600" RT_HYP_OUT=$tmp/rt600.txt
 echo "(load $(cut -d' ' -f1-3 /proc/loadavg))"
 RT_SESSIONS=1 RT_SILENCE_MS=400 RT_LABEL="latency 400" RT_HYP_OUT=$tmp/rt400.txt node bench/realtime_bench.mjs run
 
-echo
-echo "== 3: concurrent sessions, $conc_utts sentences each, end_of_turn_silence_ms 600"
-for n in $levels; do
-  echo "(load $(cut -d' ' -f1-3 /proc/loadavg))"
-  RT_SESSIONS=$n RT_SILENCE_MS=600 RT_UTTERANCES=$conc_utts RT_LABEL="concurrency $n" node bench/realtime_bench.mjs run
+for threads in $thread_passes; do
+  if [ "$threads" != "${SCRIBE_REALTIME_THREADS:-2}" ]; then
+    stop_server
+    SCRIBE_WORKER_SLOTS=0 SCRIBE_REALTIME_THREADS=$threads start_serve
+    export RT_API=$base RT_PID=$server_pid
+    RT_RSS_BASE=$(awk '/^VmRSS/ {printf "%.1f", $2 / 1024}' "/proc/$server_pid/status")
+    RT_SESSIONS=1 RT_UTTERANCES=1 RT_LABEL=warm-up node bench/realtime_bench.mjs run >/dev/null
+  fi
+  echo
+  echo "== 3: concurrent sessions, $conc_utts sentences each, end_of_turn_silence_ms 600, SCRIBE_REALTIME_THREADS $threads"
+  for n in $levels; do
+    echo "(load $(cut -d' ' -f1-3 /proc/loadavg))"
+    RT_SESSIONS=$n RT_SILENCE_MS=600 RT_UTTERANCES=$conc_utts RT_LABEL="concurrency $n, threads $threads" \
+      node bench/realtime_bench.mjs run
+  done
 done
 
 echo

@@ -71,7 +71,7 @@ export function wer(ref, hyp) {
   return { errors: prev[h.length], words: r.length, wer: r.length ? prev[h.length] / r.length : 0 };
 }
 
-const q = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)] : null; };
+const q = (xs, p) => { const s = xs.filter((x) => x !== null).sort((a, b) => a - b); return s.length ? s[Math.min(s.length - 1, Math.ceil(p * s.length) - 1)] : null; };
 const f = (x, d = 0) => (x === null || x === undefined || Number.isNaN(x) ? '-' : x.toFixed(d));
 
 function procStat(pid) {
@@ -105,8 +105,8 @@ async function session(api, key, audio, { silenceMs, frameMs }) {
   url.searchParams.set('end_of_turn_silence_ms', String(silenceMs));
   const c = new StreamClient(url.toString());
   await c.opened;
-  const begin = await c.type('Begin', 30000).catch((e) => {
-    throw new Error(`${e.message} (${url}): ${JSON.stringify(c.messages)}`);
+  const begin = await c.type('Begin', 120000).catch((e) => {
+    throw new Error(`${e.message}: ${JSON.stringify(c.messages)}`);
   });
   const frameBytes = (RATE * 2 * frameMs) / 1000;
   const sentAt = [];
@@ -169,7 +169,17 @@ async function run() {
   const sampler = setInterval(() => { const p = procStat(pid); if (p) peakRss = Math.max(peakRss, p.rss); }, 200);
   const audios = Array.from({ length: n }, (_, i) => compose(utts, (i * 3) % utts.length, gapS));
   const t0 = Date.now();
-  const results = await Promise.all(audios.map(async (a, i) => { await sleep(i * stagger); return session(env.RT_API, env.RT_KEY, a, { silenceMs, frameMs }); }));
+  // A session that fails (no Begin within 120 s, a refused POST) is counted
+  // as failed, not fatal: its utterances count as without a final.
+  const failed = [];
+  const results = (await Promise.all(audios.map(async (a, i) => {
+    await sleep(i * stagger);
+    try { return await session(env.RT_API, env.RT_KEY, a, { silenceMs, frameMs }); } catch (e) {
+      failed.push(`session ${i}: ${e.message}`);
+      return { latencies: [], missing: a.marks.map((_, k) => k), speechS: a.marks.reduce((t, m) => t + (m.end - m.start) / RATE, 0),
+        partialsInSpeech: 0, partials: 0, finals: 0, partialLags: [Infinity], hyp: '', close: null, errors: ['failed'], lateS: 0, begin_ms: null };
+    }
+  })));
   const wallS = (Date.now() - t0) / 1000;
   clearInterval(sampler);
   const after = procStat(pid);
@@ -202,8 +212,10 @@ async function run() {
     console.log(`  server: ${f(cpu, 2)} CPU s for ${f(audioS, 1)} audio s = ${f(cpu / audioS, 3)} CPU s per audio s; ` +
       `VmRSS ${f(base, 1)} MiB with no session yet, ${f(before.rss, 1)} MiB before this run, peak ${f(peakRss, 1)} MiB ` +
       `(${f((peakRss - base) / n, 1)} MiB per session over the first)`);
+  console.log(`  server's CPU use over the run: ${cpu !== null ? f(cpu / wallS, 2) : '-'} cores (of ${(await import('node:os')).availableParallelism()})`);
+  for (const m of failed) console.log(`  FAILED ${m.slice(0, 300)}`);
   console.log(`  sustained (every session's p95 lag < 1 s, every utterance a final, closes 1000): ${sustained ? 'yes' : 'NO'}`);
-  console.log(`  session 0 finals WER ${f(w.wer * 100, 1)}% (${w.errors}/${w.words}); Begin after POST p50 ${f(q(results.map((r) => r.begin_ms), 0.5))} ms; ` +
+  console.log(`  session 0 finals WER ${f(w.wer * 100, 1)}% (${w.errors}/${w.words}); Begin after POST p50 ${f(q(results.map((r) => r.begin_ms), 0.5))} ms, max ${f(q(results.map((r) => r.begin_ms), 1))} ms; ` +
     `closes ${[...new Set(results.map((r) => r.close))].join(',')}; errors [${results.flatMap((r) => r.errors).join(',')}]; ` +
     `client late by max ${f(Math.max(...results.map((r) => r.lateS)), 2)} s`);
   console.log(JSON.stringify({
@@ -211,7 +223,8 @@ async function run() {
     audio_s: audioS, wall_s: wallS, latency_ms: { p50: q(lat, 0.5), p95: q(lat, 0.95), max: q(lat, 1), n: lat.length }, missing_finals: missing,
     partials_per_speech_s: pis / speechS, partial_lag_ms: { p50: q(lags, 0.5), p95: q(lags, 0.95), max: q(lags, 1), worst_session_p95: Math.max(...sessP95.filter((x) => x !== null)) },
     cpu_s: cpu, cpu_per_audio_s: cpu !== null ? cpu / audioS : null, rss_before_mib: before?.rss ?? null, rss_peak_mib: peakRss,
-    rss_base_mib: base, rss_per_session_mib: (peakRss - base) / n, sustained, wer_session0: w.wer, closes: results.map((r) => r.close),
+    rss_base_mib: base, rss_per_session_mib: (peakRss - base) / n, sustained, wer_session0: w.wer, closes: results.map((r) => r.close), failed_sessions: failed.length,
+    server_cores: cpu !== null ? cpu / wallS : null,
   }));
 }
 
