@@ -151,7 +151,13 @@ std::string turn_message(int turn_order, bool end_of_turn, const std::vector<Wir
 }
 
 std::string warning_message(const std::string& code, const std::string& message, Dialect d) {
-  if (d == Dialect::AssemblyAI) return Json{{"type", "Warning"}, {"warning_code", code}, {"warning", message}}.dump();
+  if (d == Dialect::AssemblyAI) {
+    // Its warning_code is an integer (the SDK's types, its Python models)
+    // and no values are documented: ours carry the close code each warning
+    // foretells (3008 session limit, 3007 audio too fast).
+    int number = code == "cap_soon" ? 3008 : code == "slow_down" ? 3007 : 3005;
+    return Json{{"type", "Warning"}, {"warning_code", number}, {"warning", message}}.dump();
+  }
   return Json{{"type", "Warning"}, {"code", code}, {"message", message}}.dump();
 }
 

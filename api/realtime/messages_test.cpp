@@ -66,6 +66,16 @@ TEST(RealtimeMessages, AssemblyAiConfigurationReadsTheSdksMinTurnSilence) {
       nullptr);
 }
 
+TEST(RealtimeMessages, AssemblyAiWarningsCarryAnIntegerCode) {
+  auto cap = Json::parse(warning_message("cap_soon", "soon", Dialect::AssemblyAI));
+  EXPECT_EQ(cap["warning_code"], 3008);
+  EXPECT_EQ(cap["warning"], "soon");
+  EXPECT_EQ(Json::parse(warning_message("slow_down", "slow", Dialect::AssemblyAI))["warning_code"], 3007);
+  auto native = Json::parse(warning_message("cap_soon", "soon", Dialect::Native));
+  EXPECT_EQ(native["code"], "cap_soon");
+  EXPECT_EQ(native["message"], "soon");
+}
+
 TEST(RealtimeMessages, AudioFramesMustBeWholeSamplesWithinBounds) {
   EXPECT_FALSE(check_audio_frame(640));
   EXPECT_FALSE(check_audio_frame(3200));

@@ -5,6 +5,7 @@
 // reads what happened from stdout, one JSON object a line:
 //   {event: 'token', token} | {event: 'token_error', message}
 //   {event: 'open', id, expires_at} | {event: 'turn', ...Turn}
+//   {event: 'warning', ...Warning}
 //   {event: 'error', message, code} | {event: 'close', code, reason}
 //   {event: 'connect_failed', message, code} | {event: 'streamed', bytes}
 //   {event: 'forced'} | {event: 'closing'} (close() is called now)
@@ -64,6 +65,7 @@ transcriber.on('turn', (turn) => {
   print('turn', turn);
   if (turn.end_of_turn) { finals++; sawFinal(); }
 });
+transcriber.on('warning', (warning) => print('warning', warning));
 transcriber.on('error', (error) => print('error', { message: error.message, code: error.code }));
 let serverClosed;
 const closedByServer = new Promise((resolve) => { serverClosed = resolve; });

@@ -234,6 +234,11 @@ test('a ticket from POST /api/v1/realtime/sessions is a token too; /v3/token tic
   const run = await runSdk({ apiKey: a.key, token: created.json.ticket });
   assert.equal(run.one('open')?.id, created.json.session_id, run.dump);
   assert.ok(run.one('closed'), run.dump);
+  // A 1-minute cap warns at once that less than a minute is left: an
+  // integer warning_code, as the SDK's types have it (the close it foretells).
+  const warning = run.one('warning');
+  assert.equal(warning?.warning_code, 3008, run.dump);
+  assert.equal(typeof warning.warning, 'string');
 
   const asked = await curl(`${srv.url}/v3/token?expires_in_seconds=600&max_session_duration_seconds=150`,
     { headers: { Authorization: a.key } });
