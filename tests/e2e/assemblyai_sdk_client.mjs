@@ -4,7 +4,7 @@
 // child process (NODE_EXTRA_CA_CERTS must be set before Node starts) and
 // reads what happened from stdout, one JSON object a line:
 //   {event: 'token', token} | {event: 'token_error', message}
-//   {event: 'open', id, expires_at} | {event: 'turn', ...Turn}
+//   {event: 'connecting'} | {event: 'open', id, expires_at} | {event: 'turn', ...Turn}
 //   {event: 'warning', ...Warning}
 //   {event: 'error', message, code} | {event: 'close', code, reason}
 //   {event: 'connect_failed', message, code} | {event: 'streamed', bytes}
@@ -21,6 +21,7 @@ import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const opts = JSON.parse(process.argv[2]);
+// Each line carries its time (t, ms), for a reader of a failure.
 const print = (event, fields = {}) => process.stdout.write(`${JSON.stringify({ event, ...fields, t: Date.now() })}\n`);
 
 // The data chunk of a wav file (sox writes a plain RIFF header).
@@ -71,6 +72,7 @@ let serverClosed;
 const closedByServer = new Promise((resolve) => { serverClosed = resolve; });
 transcriber.on('close', (code, reason) => { print('close', { code, reason }); serverClosed(); });
 
+print('connecting');
 try {
   await transcriber.connect();
 } catch (e) {
