@@ -1,5 +1,6 @@
 #include "api/realtime/live_session.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "api/realtime/live_registry.h"
@@ -14,6 +15,13 @@ namespace {
 using Steady = std::chrono::steady_clock;
 namespace cc = scribe::realtime::close_code;
 constexpr int64_t kPieceSamples = scribe::realtime::kSampleRate;  // store about every second of audio
+// Steps a session runs before its thread serves another session's.
+constexpr int kStepsPerTurn = 4;
+// Audio received and not yet recognized: past this (or past what the pace
+// rule lets a client send ahead, if that is more) the server is behind (more
+// streams than its cores recognize in real time), and the connection is
+// closed resumable (1013, try again later) rather than let it grow.
+constexpr double kMaxBacklogSeconds = 20;
 
 std::vector<WireWord> wire_words(const std::vector<speech::StreamWord>& words, bool final) {
   std::vector<WireWord> out;
@@ -47,12 +55,19 @@ void LiveSession::post(std::function<void()> step) {
 }
 
 void LiveSession::drain() {
-  for (;;) {
+  // A few steps, then the thread goes back to the pool: with more streams
+  // than realtime threads, a busy session would otherwise keep its thread
+  // while its client keeps sending, and the others (their Begin too) wait.
+  for (int done = 0;; ++done) {
     std::function<void()> step;
     {
       std::lock_guard lock(mu_);
       if (steps_.empty()) {
         running_ = false;
+        return;
+      }
+      if (done == kStepsPerTurn) {
+        registry_.pool().post([self = shared_from_this()] { self->drain(); });
         return;
       }
       step = std::move(steps_.front());
@@ -87,8 +102,10 @@ void LiveSession::begin() {
     b.end_of_turn_silence_ms = start_.end_of_turn_silence_ms;
     b.partials = start_.partials;
     // Begin before the recognizer is taken: AssemblyAI's SDK gives up on a
-    // connection whose Begin takes a second, and making a decoder can.
+    // connection whose Begin takes a second, and making a decoder can. The
+    // idle clock starts here: a client rightly waits for Begin.
     send(begin_message(b, start_.dialect));
+    last_activity_ = Steady::now();
     speech::StreamingOptions o;
     o.end_of_turn_silence_ms = start_.end_of_turn_silence_ms;
     o.partials = start_.partials;
@@ -138,7 +155,24 @@ void LiveSession::on_binary(std::string frame) {
   // Sent from here, not the strand: the strand may be seconds behind a
   // client this far ahead, and the warning must precede a refusal.
   if (warn) conn_->send_text(warning_message("slow_down", "Audio is arriving faster than real time.", start_.dialect));
-  post([this, frame = std::move(frame)] { handle_audio(frame); });
+  const double seconds = static_cast<double>(frame.size()) / (2.0 * scribe::realtime::kSampleRate);
+  bool behind = false;
+  {
+    std::lock_guard lock(mu_);
+    backlog_seconds_ += seconds;
+    behind = backlog_seconds_ > std::max(kMaxBacklogSeconds, 2 * registry_.pace_limits().max_ahead_seconds);
+  }
+  if (behind) {
+    refuse("overloaded", "The server is behind on recognition; resume the session in a moment.", true, 1013);
+    return;
+  }
+  post([this, seconds, frame = std::move(frame)] {
+    {
+      std::lock_guard lock(mu_);
+      backlog_seconds_ -= seconds;
+    }
+    handle_audio(frame);
+  });
 }
 
 void LiveSession::on_text(std::string text) {

@@ -110,6 +110,7 @@ class LiveSession : public std::enable_shared_from_this<LiveSession> {
   double audio_seconds_received_ = 0;
   bool refused_ = false;  // a refusal was queued: drop what follows
   bool warned_slow_ = false;
+  double backlog_seconds_ = 0;  // audio queued on the strand, not yet recognized
 
   // Strand side.
   std::unique_ptr<speech::StreamingRecognizer> recognizer_;
