@@ -66,7 +66,8 @@
 #   RT_GAP_S         silence after each sentence   default 1.5
 #   RT_FRAME_MS      frame length                  default 50
 #   RT_STAGGER_MS    between session starts        default 300
-#   RT_OFFLINE       0 skips the offline reference (for trying the script)
+#   RT_PARTS         default "offline latency concurrency" (the offline
+#                    reference, parts 1-2, part 3); WER needs the first two
 # Prints the machine line, summaries and JSON lines {"bench":"realtime",...}.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -78,6 +79,8 @@ pg=${RT_PG:-postgresql://postgres@127.0.0.1:55440}
 db=${RT_DATABASE:-scribe_bench_realtime}
 levels=${RT_LEVELS:-1 2 4 8 12}
 conc_utts=${RT_CONC_UTTS:-4}
+parts=${RT_PARTS:-offline latency concurrency}
+has() { [[ " $parts " == *" $1 "* ]]; }
 thread_passes=${RT_THREAD_PASSES:-${SCRIBE_REALTIME_THREADS:-2} 12}
 export RT_GAP_S=${RT_GAP_S:-1.5} RT_FRAME_MS=${RT_FRAME_MS:-50} RT_STAGGER_MS=${RT_STAGGER_MS:-300}
 
@@ -132,11 +135,18 @@ psql "$pg/postgres" -Atq -v ON_ERROR_STOP=1 -c "set client_min_messages = warnin
   -c "drop database if exists $db with (force)" -c "create database $db owner scribe" >/dev/null
 export SCRIBE_DATABASE_URL=${pg/postgres@/scribe@}/$db SCRIBE_LOG_LEVEL=warn
 "$bin" migrate >/dev/null 2>&1
-account=$("$bin" admin account create --email "rt-bench-$$@example.com" --plan enterprise --balance-usd 100 --json |
-  tail -1 | jq -r .account_id)
-keyjson=$("$bin" admin key create --account "$account" --permission full --json | tail -1)
-key=$(jq -r .api_key <<<"$keyjson")
-"$bin" admin realtime grant --key "$(jq -r .key_id <<<"$keyjson")" >/dev/null
+# A new enterprise account and realtime key in RT_KEY. Each ended session
+# leaves its transcription queued (no worker runs here), and queued jobs count
+# against the plan's 50 concurrent jobs, so every run gets its own account.
+new_key() {
+  local account keyjson
+  account=$("$bin" admin account create --email "rt-bench-$$-$RANDOM@example.com" --plan enterprise --balance-usd 100 \
+    --json | tail -1 | jq -r .account_id)
+  keyjson=$("$bin" admin key create --account "$account" --permission full --json | tail -1)
+  "$bin" admin realtime grant --key "$(jq -r .key_id <<<"$keyjson")" >/dev/null
+  RT_KEY=$(jq -r .api_key <<<"$keyjson")
+  export RT_KEY
+}
 export SCRIBE_OBJECT_STORE_DIR=$tmp/objects SCRIBE_WORK_DIR=$tmp/work
 mkdir -p "$SCRIBE_OBJECT_STORE_DIR" "$SCRIBE_WORK_DIR"
 
@@ -146,9 +156,9 @@ audio=$(soxi -D "$tmp/stream.wav")
 TIMEFORMAT='%R %U %S'
 off_wall=0 off_user=0 off_sys=0
 echo '{"errors":0,"words":0,"wer":0}' >"$tmp/offline.wer"
-[ "${RT_OFFLINE:-1}" = 0 ] || read -r off_wall off_user off_sys < <({ time "$bin" transcribe "$tmp/stream.wav" --language en --text \
+! has offline || read -r off_wall off_user off_sys < <({ time "$bin" transcribe "$tmp/stream.wav" --language en --text \
   >"$tmp/offline.txt" 2>"$tmp/offline.err"; } 2>&1)
-[ "${RT_OFFLINE:-1}" = 0 ] || node bench/realtime_bench.mjs wer "$tmp/stream.wav.txt" "$tmp/offline.txt" >"$tmp/offline.wer"
+! has offline || node bench/realtime_bench.mjs wer "$tmp/stream.wav.txt" "$tmp/offline.txt" >"$tmp/offline.wer"
 off_wer=$(cat "$tmp/offline.wer")
 echo "reference: offline pipeline (scribe transcribe, default profile) on session 0's ${audio} s:" \
   "wall ${off_wall} s (real-time factor $(awk -v w="$off_wall" -v a="$audio" 'BEGIN {printf "%.3f", w / a}')), " \
@@ -158,7 +168,8 @@ printf '{"bench":"realtime","label":"offline_reference","audio_s":%s,"wall_s":%s
   "$audio" "$off_wall" "$(awk -v u="$off_user" -v s="$off_sys" 'BEGIN {printf "%.2f", u + s}')" "$(jq .wer <<<"$off_wer")"
 
 SCRIBE_WORKER_SLOTS=0 start_serve
-export RT_API=$base RT_KEY=$key RT_PID=$server_pid
+export RT_API=$base RT_PID=$server_pid
+new_key
 RT_RSS_BASE=$(awk '/^VmRSS/ {printf "%.1f", $2 / 1024}' "/proc/$server_pid/status")
 export RT_RSS_BASE
 echo "server: $base (pid $server_pid), realtime profile \"live\" (speech/streaming_recognizer.h)"
@@ -166,29 +177,35 @@ echo "server: $base (pid $server_pid), realtime profile \"live\" (speech/streami
 # A warm-up session loads the first decoder (about a second) outside the figures.
 RT_SESSIONS=1 RT_UTTERANCES=1 RT_LABEL=warm-up node bench/realtime_bench.mjs run >/dev/null
 
+if has latency; then
 echo
 echo "== 1-2: final latency and partials, one session, all ${#sentences[@]} sentences (load $(cut -d' ' -f1-3 /proc/loadavg))"
 RT_SESSIONS=1 RT_SILENCE_MS=600 RT_LABEL="latency 600" RT_HYP_OUT=$tmp/rt600.txt node bench/realtime_bench.mjs run
 echo "(load $(cut -d' ' -f1-3 /proc/loadavg))"
 RT_SESSIONS=1 RT_SILENCE_MS=400 RT_LABEL="latency 400" RT_HYP_OUT=$tmp/rt400.txt node bench/realtime_bench.mjs run
+fi
 
+has concurrency || thread_passes=""
 for threads in $thread_passes; do
   if [ "$threads" != "${SCRIBE_REALTIME_THREADS:-2}" ]; then
     stop_server
     SCRIBE_WORKER_SLOTS=0 SCRIBE_REALTIME_THREADS=$threads start_serve
     export RT_API=$base RT_PID=$server_pid
     RT_RSS_BASE=$(awk '/^VmRSS/ {printf "%.1f", $2 / 1024}' "/proc/$server_pid/status")
+    new_key
     RT_SESSIONS=1 RT_UTTERANCES=1 RT_LABEL=warm-up node bench/realtime_bench.mjs run >/dev/null
   fi
   echo
   echo "== 3: concurrent sessions, $conc_utts sentences each, end_of_turn_silence_ms 600, SCRIBE_REALTIME_THREADS $threads"
   for n in $levels; do
     echo "(load $(cut -d' ' -f1-3 /proc/loadavg))"
+    new_key
     RT_SESSIONS=$n RT_SILENCE_MS=600 RT_UTTERANCES=$conc_utts RT_LABEL="concurrency $n, threads $threads" \
       node bench/realtime_bench.mjs run
   done
 done
 
+has latency || exit 0
 echo
 echo "== 4: word error rate on session 0's audio (${#sentences[@]} sentences)"
 echo "  realtime finals (profile live, 600 ms): $(jq -r '"\(.wer * 1000 | round / 10)% (\(.errors)/\(.words))"' \
