@@ -26,40 +26,14 @@ constexpr double kSphinxFrameSeconds = 0.01;
 class PocketSphinxEngine final : public AsrEngine {
  public:
   explicit PocketSphinxEngine(const PocketSphinxOptions& o) : options_(o) {
-    namespace fs = std::filesystem;
-    const fs::path dir = o.model_dir;
-    const std::string hmm = o.acoustic_model_dir();
-    const std::string lm = o.language_model_path();
-    const std::string dict = (dir / "cmudict-en-us.dict").string();
-    if (!fs::exists(hmm) || !fs::exists(dict))
-      throw std::runtime_error("PocketSphinx model not found under " + o.model_dir +
-                               " (Debian package pocketsphinx-en-us)");
-    if (!fs::exists(lm)) throw std::runtime_error("PocketSphinx language model not found: " + lm);
-    std::vector<std::string> args = {"-hmm", hmm, "-lm", lm, "-dict", dict};
-    const auto decoder = o.decoder_arguments();
-    args.insert(args.end(), decoder.begin(), decoder.end());
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    // sphinxbase keeps its log stream in one global. "-logfn /dev/null" made
-    // every ps_init open a new stream and fclose the one before it, which
-    // other threads' decoders were still writing to: the first job's two
-    // decoding threads, each making its decoder, corrupted the heap now and
-    // then (a segfault at thread exit in tcache_thread_shutdown). Logging is
-    // switched off once instead (sphinx_setup_lock).
-    auto lock = sphinx_setup_lock();
-    config_ = cmd_ln_parse_r(nullptr, ps_args(), static_cast<int32>(argv.size()), argv.data(), TRUE);
-    if (!config_) throw std::runtime_error("PocketSphinx rejected its arguments");
-    decoder_ = ps_init(config_);
-    if (!decoder_) {
-      cmd_ln_free_r(config_);
-      throw std::runtime_error("PocketSphinx failed to load its model from " + o.model_dir);
-    }
+    auto d = make_sphinx_decoder(o);
+    config_ = d.config;
+    decoder_ = d.decoder;
   }
   ~PocketSphinxEngine() override {
     front_ends_.clear();
-    auto lock = sphinx_setup_lock();
-    ps_free(decoder_);
-    cmd_ln_free_r(config_);
+    SphinxDecoder d{config_, decoder_};
+    free_sphinx_decoder(d);
   }
   PocketSphinxEngine(const PocketSphinxEngine&) = delete;
   PocketSphinxEngine& operator=(const PocketSphinxEngine&) = delete;
@@ -149,6 +123,46 @@ std::vector<std::string> PocketSphinxOptions::decoder_arguments() const {
       args.insert(args.end(), {name, value});
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   return args;
+}
+
+SphinxDecoder make_sphinx_decoder(const PocketSphinxOptions& o) {
+  namespace fs = std::filesystem;
+  const fs::path dir = o.model_dir;
+  const std::string hmm = o.acoustic_model_dir();
+  const std::string lm = o.language_model_path();
+  const std::string dict = (dir / "cmudict-en-us.dict").string();
+  if (!fs::exists(hmm) || !fs::exists(dict))
+    throw std::runtime_error("PocketSphinx model not found under " + o.model_dir +
+                             " (Debian package pocketsphinx-en-us)");
+  if (!fs::exists(lm)) throw std::runtime_error("PocketSphinx language model not found: " + lm);
+  std::vector<std::string> args = {"-hmm", hmm, "-lm", lm, "-dict", dict};
+  const auto decoder = o.decoder_arguments();
+  args.insert(args.end(), decoder.begin(), decoder.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  // sphinxbase keeps its log stream in one global. "-logfn /dev/null" made
+  // every ps_init open a new stream and fclose the one before it, which
+  // other threads' decoders were still writing to: the first job's two
+  // decoding threads, each making its decoder, corrupted the heap now and
+  // then (a segfault at thread exit in tcache_thread_shutdown). Logging is
+  // switched off once instead (sphinx_setup_lock).
+  auto lock = sphinx_setup_lock();
+  SphinxDecoder d;
+  d.config = cmd_ln_parse_r(nullptr, ps_args(), static_cast<int32>(argv.size()), argv.data(), TRUE);
+  if (!d.config) throw std::runtime_error("PocketSphinx rejected its arguments");
+  d.decoder = ps_init(d.config);
+  if (!d.decoder) {
+    cmd_ln_free_r(d.config);
+    throw std::runtime_error("PocketSphinx failed to load its model from " + o.model_dir);
+  }
+  return d;
+}
+
+void free_sphinx_decoder(SphinxDecoder& d) {
+  auto lock = sphinx_setup_lock();
+  if (d.decoder) ps_free(d.decoder);
+  if (d.config) cmd_ln_free_r(d.config);
+  d = SphinxDecoder{};
 }
 
 std::unique_lock<std::mutex> sphinx_setup_lock() {

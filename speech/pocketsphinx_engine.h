@@ -6,6 +6,11 @@
 
 #include "speech/asr_engine.h"
 
+// sphinxbase's and PocketSphinx's handles (cmd_ln_t, ps_decoder_t), declared
+// here so this header does not pull in their C headers.
+struct cmd_ln_s;
+struct ps_decoder_s;
+
 // PocketSphinx, the embedded default recognizer (Debian's pocketsphinx-en-us
 // model: US English only). One decoder per decoding thread.
 namespace scribe::speech {
@@ -55,6 +60,17 @@ class PocketSphinxFactory final : public AsrEngineFactory {
   mutable std::once_flag chooser_once_;
   mutable std::shared_ptr<const WarpChooser> chooser_;
 };
+
+// A decoder and its configuration, made from `options`' model files and
+// decoder arguments (the offline engine's and the streaming recognizer's
+// one way to load the model). Throws std::runtime_error naming what is
+// missing or refused. Freed by free_sphinx_decoder; both take the setup lock.
+struct SphinxDecoder {
+  ::cmd_ln_s* config = nullptr;
+  ::ps_decoder_s* decoder = nullptr;
+};
+SphinxDecoder make_sphinx_decoder(const PocketSphinxOptions& options);
+void free_sphinx_decoder(SphinxDecoder& d);
 
 // sphinxbase keeps global state (its one log stream), and making or freeing
 // its objects is not documented as thread-safe: they are made and freed

@@ -27,36 +27,17 @@ struct PooledDecoder {
   std::vector<mfcc_t> initial_cmn;
 
   explicit PooledDecoder(const PocketSphinxOptions& o) {
-    namespace fs = std::filesystem;
-    const std::string hmm = o.acoustic_model_dir();
-    const std::string lm = o.language_model_path();
-    const std::string dict = (fs::path(o.model_dir) / "cmudict-en-us.dict").string();
-    if (!fs::exists(hmm) || !fs::exists(dict))
-      throw std::runtime_error("PocketSphinx model not found under " + o.model_dir +
-                               " (Debian package pocketsphinx-en-us)");
-    if (!fs::exists(lm)) throw std::runtime_error("PocketSphinx language model not found: " + lm);
-    std::vector<std::string> args = {"-hmm", hmm, "-lm", lm, "-dict", dict};
-    const auto decoder = o.decoder_arguments();
-    args.insert(args.end(), decoder.begin(), decoder.end());
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    auto lock = sphinx_setup_lock();
-    config = cmd_ln_parse_r(nullptr, ps_args(), static_cast<int32>(argv.size()), argv.data(), TRUE);
-    if (!config) throw std::runtime_error("PocketSphinx rejected its arguments");
-    ps = ps_init(config);
-    if (!ps) {
-      cmd_ln_free_r(config);
-      throw std::runtime_error("PocketSphinx failed to load its model from " + o.model_dir);
-    }
+    auto d = make_sphinx_decoder(o);
+    config = d.config;
+    ps = d.decoder;
     if (cmn_t* c = cmn()) {
       initial_cmn.resize(size_t(c->veclen));
       cmn_live_get(c, initial_cmn.data());
     }
   }
   ~PooledDecoder() {
-    auto lock = sphinx_setup_lock();
-    ps_free(ps);
-    cmd_ln_free_r(config);
+    SphinxDecoder d{config, ps};
+    free_sphinx_decoder(d);
   }
   PooledDecoder(const PooledDecoder&) = delete;
   PooledDecoder& operator=(const PooledDecoder&) = delete;
