@@ -98,7 +98,11 @@ Response accept_stream(RequestContext& ctx, const std::string& ticket, const Str
   res.websocket = std::make_shared<WebSocketAccept>();
   // Audio frames are at most 1 s (32,000 bytes); control messages are small.
   res.websocket->max_message_bytes = 64 * 1024;
-  res.websocket->keepalive_seconds = std::max(10, 3 * registry->settings().heartbeat_seconds);
+  // A dead peer is dropped after this with nothing received; longer than the
+  // idle window, so a client that pauses its reading but sends KeepAlive, or
+  // one waiting out the idle timeout, is ended by the protocol's rules.
+  res.websocket->keepalive_seconds =
+      std::max(registry->settings().idle_seconds + 10, 3 * registry->settings().heartbeat_seconds);
   res.websocket->on_open = [registry, start](std::shared_ptr<WebSocketConnection> conn) {
     auto session = std::make_shared<LiveSession>(*registry, start, std::move(conn));
     registry->adopt(session);
