@@ -168,10 +168,10 @@ printf '{"bench":"realtime","label":"offline_reference","audio_s":%s,"wall_s":%s
   "$audio" "$off_wall" "$(awk -v u="$off_user" -v s="$off_sys" 'BEGIN {printf "%.2f", u + s}')" "$(jq .wer <<<"$off_wer")"
 
 SCRIBE_WORKER_SLOTS=0 start_serve
-export RT_API=$base RT_PID=$server_pid
-new_key
+# Right away: the registry loads one decoder ahead of the first session.
 RT_RSS_BASE=$(awk '/^VmRSS/ {printf "%.1f", $2 / 1024}' "/proc/$server_pid/status")
-export RT_RSS_BASE
+export RT_API=$base RT_PID=$server_pid RT_RSS_BASE
+new_key
 echo "server: $base (pid $server_pid), realtime profile \"live\" (speech/streaming_recognizer.h)"
 
 # A warm-up session loads the first decoder (about a second) outside the figures.
@@ -190,8 +190,8 @@ for threads in $thread_passes; do
   if [ "$threads" != "${SCRIBE_REALTIME_THREADS:-2}" ]; then
     stop_server
     SCRIBE_WORKER_SLOTS=0 SCRIBE_REALTIME_THREADS=$threads start_serve
-    export RT_API=$base RT_PID=$server_pid
     RT_RSS_BASE=$(awk '/^VmRSS/ {printf "%.1f", $2 / 1024}' "/proc/$server_pid/status")
+    export RT_API=$base RT_PID=$server_pid
     new_key
     RT_SESSIONS=1 RT_UTTERANCES=1 RT_LABEL=warm-up node bench/realtime_bench.mjs run >/dev/null
   fi
