@@ -48,7 +48,7 @@ struct SessionStart {
   bool resumed = false;
   TimePoint created_at{};  // the session's, for its duration
   Dialect dialect = Dialect::Native;
-  int end_of_turn_silence_ms = 600;
+  int end_of_turn_silence_ms = 400;
   bool partials = true;
 };
 

@@ -44,8 +44,10 @@ function realtimeAccount(opts = {}) {
 }
 const create = (srv, key, body) => curl(`${srv.url}/api/v1/realtime/sessions`, { method: 'POST', key, body });
 const me = async (srv, key) => (await curl(`${srv.url}/api/v1/me`, { key })).json;
+// 800 ms of silence ends a turn here (the default is 400): each flite
+// recording below is one turn, even where it holds two sentences.
 const connect = (srv, ticket, query = '') =>
-  new StreamClient(`ws://127.0.0.1:${srv.port}/api/v1/realtime/ws?ticket=${encodeURIComponent(ticket)}${query}`);
+  new StreamClient(`ws://127.0.0.1:${srv.port}/api/v1/realtime/ws?ticket=${encodeURIComponent(ticket)}${query}&end_of_turn_silence_ms=800`);
 const usd = (x) => Math.round(x * 1e6);
 
 test('POST /realtime/sessions: the spec precedence of errors, the cap clamped, nothing held on a refusal', async () => {

@@ -129,14 +129,15 @@ test('createTemporaryToken makes a session; the SDK streams with its token: part
   const a = realtimeAccount({ balance: 5 });
   // formatTurns, as AssemblyAI's examples set it: turns stay unformatted here.
   const run = await runSdk({
-    apiKey: a.key, wav: speechWav, awaitFinal: true, formatTurns: true,
+    apiKey: a.key, wav: speechWav, awaitFinal: true, formatTurns: true, minTurnSilence: 800,
     tokenParams: { expires_in_seconds: 60, max_session_duration_seconds: 120 },
   });
   const token = run.one('token')?.token;
   assert.equal(typeof token, 'string', run.dump);
   // max_session_duration_seconds became the cap: 120 s is 2 minutes.
   await assertStreamed(run, a, { balance: 5, capMinutes: 2 });
-  // Our default end-of-turn silence ends a turn in the 1.5 s pause.
+  // 800 ms of silence (the SDK's minTurnSilence) ends a turn in the 1.5 s
+  // pause between the recordings, not inside one.
   const finals = run.of('turn').filter((t) => t.end_of_turn);
   assert.deepEqual(finals.map((f) => f.turn_order), [0, 1], run.dump);
   assert.ok(tls.connections() >= 2, 'the token request and the socket went through TLS');

@@ -52,8 +52,10 @@ const resume = async (sid) => {
   assert.equal(r.status, 201, r.body);
   return r.json;
 };
+// 800 ms of silence ends a turn here (the default is 400): a flite recording
+// holding two sentences stays one turn.
 const connect = (ticket, query = '') =>
-  new StreamClient(`ws://127.0.0.1:${srv.port}/api/v1/realtime/ws?ticket=${encodeURIComponent(ticket)}${query}`);
+  new StreamClient(`ws://127.0.0.1:${srv.port}/api/v1/realtime/ws?ticket=${encodeURIComponent(ticket)}${query}&end_of_turn_silence_ms=800`);
 const rssKiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
 const storedSamples = (sid) => Number(psql(`select samples_persisted from realtime_live where session_id = ${q(sid)}`));
 
