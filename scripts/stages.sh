@@ -1,7 +1,5 @@
 # Stage timing for the test and run commands (sourced, not run).
 #   stage NAME COMMAND...   runs COMMAND, records its wall time (and whether it failed) under NAME
-#   stage_bg NAME LOG COMMAND...  starts COMMAND in the background, its output to LOG
-#   stage_wait              waits for it, shows LOG's end (all of it on failure), records it
 #   stage_table             prints every recorded stage, one line each, and the total
 # A failed stage is recorded and its status returned, so callers decide
 # whether to go on (the test command runs every test stage and fails at the end).
@@ -24,24 +22,6 @@ stage() {
 
 # Records a stage measured elsewhere (an e2e file timed by its runner).
 stage_record() { _stage_names+=("$1"); _stage_secs+=("$2"); _stage_status+=("${3:-0}"); }
-
-# One background stage at a time: a stage that leaves a core idle (linking,
-# waiting on PostgreSQL) runs beside the next, and the table shows both.
-stage_bg() {
-  _bg_name=$1 _bg_log=$2
-  shift 2
-  _bg_t0=$(date +%s.%N)
-  "$@" >"$_bg_log" 2>&1 &
-  _bg_pid=$!
-}
-
-stage_wait() {
-  local rc=0
-  wait "$_bg_pid" || rc=$?
-  if [ "$rc" = 0 ]; then tail -n 3 "$_bg_log"; else cat "$_bg_log"; fi
-  stage_record "$_bg_name" "$(awk -v a="$_bg_t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')" "$rc"
-  return "$rc"
-}
 
 stage_table() {
   local i total

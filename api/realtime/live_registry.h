@@ -64,7 +64,6 @@ class LiveRegistry {
   std::vector<std::string> finals_after(const std::string& session_id, int turn_order, Dialect d);
   Settlement end_session(const std::string& session_id, const std::string& reason,
                          std::chrono::microseconds session_age);
-  void count_dropped_partial() { dropped_partials_.fetch_add(1, std::memory_order_relaxed); }
 
  private:
   void heartbeat_loop();
@@ -77,7 +76,6 @@ class LiveRegistry {
   std::map<std::string, std::shared_ptr<LiveSession>> sessions_;
   std::condition_variable cv_;
   bool stopping_ = false;
-  std::atomic<int64_t> dropped_partials_{0};
   std::thread heartbeat_;
   // Last, so it is destroyed first: its destructor runs the sessions' queued
   // steps (storing their audio), which use everything above.

@@ -354,10 +354,7 @@ void LiveSession::send(std::string message, bool droppable) {
   // A slow reader skips partials until it has caught up (each partial
   // repeats the turn so far, so the next one it gets replaces every one it
   // missed); finals and everything else always go out, in order.
-  if (droppable && scribe::realtime::partial_fate(conn_->queued_bytes()) == scribe::realtime::PartialFate::Skip) {
-    registry_.count_dropped_partial();
-    return;
-  }
+  if (droppable && scribe::realtime::partial_fate(conn_->queued_bytes()) == scribe::realtime::PartialFate::Skip) return;
   conn_->send_text(std::move(message));
 }
 
