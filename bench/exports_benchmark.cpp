@@ -17,6 +17,12 @@
 //   SCRIBE_BENCH_EXPORTS_DB        name of that database                    default scribe_bench_exports
 //   SCRIBE_BENCH_EXPORTS_ANALYZE   1: ANALYZE the tables after loading      default 0
 //
+// `exports_benchmark --write-into URL ID` only writes the synthetic transcript
+// as the segments and words of transcription ID in the database at URL (its
+// rows replaced, its duration set to the transcript's) and exits: the web
+// console's benchmark (bench/console.sh) serves a 12-hour transcript that way
+// without recognizing 12 hours of audio. A benchmark database only.
+//
 // Prints one line per case and JSON lines beginning {"bench":"exports". CPU
 // columns are per run: "cpu" is this process (user + system), "db cpu" the
 // PostgreSQL backend serving the benchmark's connection (from /proc, so only
@@ -266,6 +272,21 @@ std::pair<long, long> peak_in_fresh_process(std::size_t index, const std::string
 int main(int argc, char** argv) {
   try {
     if (argc == 4 && std::string(argv[1]) == "--peak") return peak_child(std::stoul(argv[2]), argv[3]);
+    if (argc == 4 && std::string(argv[1]) == "--write-into") {
+      const auto n = static_cast<std::size_t>(scribe::bench::env_double("SCRIBE_BENCH_EXPORTS_WORDS", 100000));
+      const auto artifact = to_artifact(synthesize(n));
+      const int64_t id = std::stoll(argv[3]);
+      auto conn = scribe::db::open_connection(argv[2]);
+      pqxx::work txn(*conn);
+      txn.exec_params("delete from words where transcription_id = $1", id);
+      txn.exec_params("delete from segments where transcription_id = $1", id);
+      scribe::projections::write_transcript_rows(txn, id, artifact);
+      txn.exec_params("update transcriptions set duration_seconds = $2 where id = $1", id, artifact.duration_seconds);
+      txn.commit();
+      std::cout << "wrote " << artifact.segments.size() << " segments, " << artifact.duration_seconds / 3600.0
+                << " h into transcription " << id << "\n";
+      return 0;
+    }
     scribe::bench::machine_info();  // not in the --peak child: its output is read by the parent
     const int runs = static_cast<int>(scribe::bench::env_double("SCRIBE_BENCH_EXPORTS_RUNS", 7));
     const auto n = static_cast<std::size_t>(scribe::bench::env_double("SCRIBE_BENCH_EXPORTS_WORDS", 100000));
