@@ -7,7 +7,7 @@
 //   (the Content-Security-Policy forbids it).
 // `node build.mjs` from anywhere; `--watch` is not offered: builds take < 1 s.
 import * as esbuild from 'esbuild';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,6 +17,21 @@ const assets = join(dist, 'assets');
 
 await rm(dist, { recursive: true, force: true });
 await mkdir(assets, { recursive: true });
+
+// `import href from 'some/file.css?url'`: the file copied as a hashed asset
+// and imported as its URL. A page links its own heavy stylesheet this way
+// (swagger-ui's on the docs page): a plain CSS import from a lazy chunk would
+// be merged into main.css, which every page loads.
+const assetUrl = {
+  name: 'asset-url',
+  setup(b) {
+    b.onResolve({ filter: /\?url$/ }, async (args) => {
+      const r = await b.resolve(args.path.slice(0, -4), { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer });
+      return r.errors.length ? { errors: r.errors } : { path: r.path, namespace: 'asset-url' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'asset-url' }, async (args) => ({ contents: await readFile(args.path), loader: 'file' }));
+  },
+};
 
 const result = await esbuild.build({
   absWorkingDir: root,
@@ -40,6 +55,7 @@ const result = await esbuild.build({
   target: ['chrome110', 'firefox115', 'safari16'],
   define: { 'process.env.NODE_ENV': '"production"' },
   legalComments: 'none',
+  plugins: [assetUrl],
   logLevel: 'warning',
 });
 

@@ -1,11 +1,61 @@
-// Placeholder: the helper who owns this page replaces it (console_plan.md).
-import { useTitle } from '../ui.jsx';
+// API docs: the OpenAPI document (/api/v1/openapi.yaml) rendered by
+// swagger-ui, bundled here (swagger-ui-dist's self-contained ES bundle) so it
+// lives only in this page's chunk. Its stylesheet is a hashed asset linked
+// while the page is shown (build.mjs `?url`): nothing inline, so the strict
+// Content-Security-Policy holds. "Try it out" is off: this page is for
+// reading; the document's servers and examples say how to call the API.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import SwaggerUI from 'swagger-ui-dist/swagger-ui-es-bundle.js';
+import swaggerCss from 'swagger-ui-dist/swagger-ui.css?url';
+import { ErrorNote, Status, useTitle } from '../ui.jsx';
 
-export default function Page() {
-  useTitle('API documentation');
+const SPEC = '/api/v1/openapi.yaml';
+
+function useStylesheet(href) {
+  useEffect(() => {
+    const link = document.createElement('link');
+    link.rel = 'stylesheet';
+    link.href = href;
+    document.head.append(link);
+    return () => link.remove();
+  }, [href]);
+}
+
+export default function Docs() {
+  useTitle('API docs');
+  useStylesheet(swaggerCss);
+  const host = useRef();
+  const [state, setState] = useState({ loading: true, error: null });
+
+  useEffect(() => {
+    let live = true;
+    SwaggerUI({
+      domNode: host.current,
+      url: SPEC,
+      deepLinking: false,
+      docExpansion: 'list',
+      defaultModelsExpandDepth: 0,
+      supportedSubmitMethods: [],
+      validatorUrl: null,
+      onComplete: () => live && setState({ loading: false, error: null }),
+    });
+    return () => {
+      live = false;
+      if (host.current) host.current.textContent = '';
+    };
+  }, []);
+
   return (
-    <section>
-      <h1>API documentation</h1>
+    <section class="docs-page">
+      <h1>API docs</h1>
+      <p>
+        The scribe HTTP API, from its OpenAPI document (<a href={SPEC}>openapi.yaml</a>). Every error's
+        code is explained in the <a href="/docs/errors">error reference</a>; for help, see{' '}
+        <a href="/app/support">support</a>.
+      </p>
+      {state.loading && <Status>Loading the API document…</Status>}
+      <ErrorNote error={state.error} />
+      <div class="docs-render" ref={host} />
     </section>
   );
 }
