@@ -6,7 +6,7 @@
 // sign in again without typing the password.
 //
 // Tokens live in sessionStorage (per tab, survive a reload, gone with the tab);
-// the access token is refreshed a minute before it expires, and refreshes are
+// the access token is refreshed shortly before it expires, and refreshes are
 // single-flight because refresh tokens rotate (a second use of a rotated one
 // would revoke the grant: RFC 9700 4.14.2, which the server enforces).
 
@@ -34,10 +34,14 @@ function save(t) {
   for (const f of listeners) f(!!t);
 }
 
+// How long before expiry a token is renewed: a minute, or a fifth of a short
+// lifetime (a server configured with seconds-long tokens, as tests do).
+const margin = (t) => Math.min(60_000, (t.lifetime_ms || 3_600_000) / 5);
+
 function schedule() {
   clearTimeout(timer);
   if (!tokens?.refresh_token) return;
-  const wait = Math.max(5_000, tokens.expires_at - Date.now() - 60_000);
+  const wait = Math.max(1_000, tokens.expires_at - Date.now() - margin(tokens));
   timer = setTimeout(() => refresh().catch(() => {}), wait);
 }
 
@@ -127,6 +131,7 @@ async function tokenRequest(fields) {
     access_token: body.access_token,
     refresh_token: body.refresh_token || tokens?.refresh_token,
     expires_at: Date.now() + (body.expires_in || 3600) * 1000,
+    lifetime_ms: (body.expires_in || 3600) * 1000,
   });
 }
 
@@ -147,7 +152,7 @@ export function refresh() {
 // The access token to send, refreshed first when it is about to expire.
 export async function accessToken() {
   if (refreshing) await refreshing;
-  if (tokens && tokens.expires_at - Date.now() < 30_000) await refresh();
+  if (tokens && tokens.expires_at - Date.now() < margin(tokens)) await refresh();
   return tokens?.access_token || null;
 }
 
