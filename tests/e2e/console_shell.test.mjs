@@ -44,7 +44,8 @@ test('API calls carry the Bearer token and never a cookie; the token is refreshe
   page.on('request', (r) => {
     const u = new URL(r.url());
     if (u.pathname.startsWith('/api/') || u.pathname.startsWith('/dashboard/api/'))
-      apiCalls.push({ path: u.pathname, headers: r.headers() });
+      // allHeaders(): headers() leaves out cookies, which is what is checked.
+      apiCalls.push(r.allHeaders().then((headers) => ({ path: u.pathname, headers })));
     if (u.pathname === '/oauth/token') tokenGrants.push(new URLSearchParams(r.postData() || '').get('grant_type'));
   });
   await page.goto(`${c.server.url}/app/account/billing`);
@@ -64,7 +65,7 @@ test('API calls carry the Bearer token and never a cookie; the token is refreshe
   await page.getByRole('navigation', { name: 'Main' }).waitFor();
   assert.ok(!page.url().includes('/oauth/authorize'), page.url());
   assert.ok(apiCalls.length > 0, 'the pages called the API');
-  for (const call of apiCalls) {
+  for (const call of await Promise.all(apiCalls)) {
     assert.match(call.headers.authorization ?? '', /^Bearer /, call.path);
     assert.equal(call.headers.cookie, undefined, `${call.path} carried a cookie`);
   }
