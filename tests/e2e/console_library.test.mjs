@@ -1,0 +1,245 @@
+// The console's library and search pages (issue 36) in Debian's chromium
+// against the real server with workers: a real recording uploaded with tus
+// through the file input, the upload cut twice (a page reload mid-upload,
+// then the browser going offline mid-chunk) and resumed from the server's
+// offset each time; the quote shown before starting; a max charge below it
+// refused with the API's message and advice; started, and the row reaching
+// `completed` by long-poll without a reload; the filters in the URL; search
+// for a word the recognizer really produced, the hit marked and opening the
+// reader at its second; axe-core and screenshots at 1280x800 and 360x740.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
+import { startConsole } from './console_browser.mjs';
+import { curl } from './harness.mjs';
+import { dialogue } from './media.mjs';
+
+const NAME = 'library-talk.wav';
+let c, wav, size, transcriptionId;
+const NARROW = { width: 360, height: 740 };
+const WIDE = { width: 1280, height: 800 };
+
+before(async () => {
+  // Two sentences, 16 kHz mono: about 300 KB, so several 64 KB tus chunks.
+  wav = dialogue(
+    [
+      { voice: 'slt', text: 'The harbour opens at six and the ferry leaves at seven every morning.' },
+      { voice: 'rms', text: 'Tickets are sold on board, and children under five travel for free.' },
+    ],
+    'library-talk',
+  );
+  size = statSync(wav).size;
+  c = await startConsole({ workers: true });
+});
+after(async () => {
+  await c?.close();
+});
+
+const TUS = { 'Tus-Resumable': '1.0.0' };
+async function serverOffset(uploadUrl) {
+  const head = await curl(uploadUrl, { method: 'HEAD', headers: TUS, rawArgs: ['-I'] });
+  assert.equal(head.status, 200, head.body);
+  return Number(head.headers['upload-offset']);
+}
+
+async function apiGet(path) {
+  const res = await curl(`${c.server.url}${path}`, { key: c.user.key });
+  assert.equal(res.status, 200, res.body);
+  return res.json;
+}
+
+test('upload with tus through the file input, resumed after a reload and after the connection drops; quote, max charge refusal, start, live completion, filters', async () => {
+  const page = await c.newPage();
+  // A file chooser by its label (the drop zone's input), chosen like a person would.
+  const chooser = () => page.getByLabel('Audio or video files');
+
+  // Every PATCH the page sends, with its Upload-Offset; `trap(n)` holds the
+  // n-th PATCH (counted from the start) in the browser, before it is sent.
+  const patches = [];
+  let trapAt = null;
+  let trapped = null;
+  await page.route(/\/api\/v1\/uploads\/tus\/files\/[^/]+$/, async (route) => {
+    const req = route.request();
+    if (req.method() !== 'PATCH') return route.continue();
+    patches.push({ offset: Number(req.headers()['upload-offset']), url: req.url() });
+    if (trapAt !== null && patches.length >= trapAt) {
+      trapAt = null;
+      trapped(route);
+      return;
+    }
+    return route.continue();
+  });
+  const trap = (n) =>
+    new Promise((resolve) => {
+      trapAt = n;
+      trapped = resolve;
+    });
+
+  // 1. The second chunk is held; the page reloads mid-upload.
+  let held = trap(2);
+  await chooser().setInputFiles(wav);
+  const progress = page.getByRole('progressbar', { name: `Upload of ${NAME}` });
+  await progress.waitFor();
+  let route = await held;
+  const uploadUrl = route.request().url();
+  const afterFirst = await serverOffset(uploadUrl);
+  assert.ok(afterFirst > 0 && afterFirst < size, `server offset after one chunk: ${afterFirst} of ${size}`);
+  await page.reload();
+  await route.abort('aborted').catch(() => {}); // the reload cancelled it already
+  await page.getByRole('heading', { name: 'Unfinished uploads from before' }).waitFor();
+  await page.getByText(NAME, { exact: false }).first().waitFor();
+
+  // Choosing the same file again continues at the server's offset, not at 0.
+  const beforeReload = patches.length;
+  held = trap(beforeReload + 2);
+  await chooser().setInputFiles(wav);
+  route = await held;
+  assert.equal(patches[beforeReload].url, uploadUrl, 'the same upload continues after the reload');
+  assert.equal(patches[beforeReload].offset, afterFirst, 'the first PATCH after the reload starts at the server offset');
+  await page.getByText('continuing an earlier upload').waitFor();
+
+  // 2. The browser goes offline in the middle of a chunk: the page says so,
+  //    and continues by itself once online again, from the server's offset.
+  await page.context().setOffline(true);
+  await route.abort('internetdisconnected');
+  await page.getByText('Connection lost: continues when you are back online').waitFor();
+  const atCut = await serverOffset(uploadUrl);
+  assert.ok(atCut > afterFirst && atCut < size, `server offset at the cut: ${atCut}`);
+  const beforeOnline = patches.length;
+  await page.context().setOffline(false);
+  await page.getByText(/Uploaded · 100%/).waitFor();
+  assert.equal(patches[beforeOnline].offset, atCut, 'resumed at the server offset after the connection came back');
+  assert.ok(patches.slice(1).every((p) => p.offset > 0), `no restart from 0: ${patches.map((p) => p.offset)}`);
+  assert.equal(await serverOffset(uploadUrl), size);
+  assert.equal(await progress.getAttribute('value'), '100');
+
+  // 3. The quote is shown before anything starts.
+  const quote = page.getByRole('definition').filter({ hasText: /^\$0\.\d+$/ });
+  await quote.first().waitFor();
+  const quoteBox = page.locator('dl', { has: page.getByText('Billed minutes') });
+  assert.match(await quoteBox.innerText(), /Charge\s*\$0\.\d+/);
+  assert.equal((await apiGet('/api/v1/transcriptions')).data.filter((t) => t.status !== 'quoted').length, 0);
+
+  // 4. A maximum charge below the quote: the API's refusal and what to do.
+  const form = page.getByRole('form', { name: `Start transcribing ${NAME}` });
+  await form.getByLabel('Maximum charge in USD (optional)').fill('0');
+  await form.getByRole('button', { name: 'Start transcription' }).click();
+  const alert = form.getByRole('alert');
+  await alert.waitFor();
+  assert.match(await alert.innerText(), /max_charge_exceeded/);
+  await form.getByText('Raise the maximum charge to at least the quoted charge').waitFor();
+  assert.equal((await apiGet('/api/v1/transcriptions')).data.filter((t) => t.status !== 'quoted').length, 0);
+  await c.axe(page, 'library with an upload and a refusal');
+
+  // 5. Start without the ceiling (and a reference); the row goes live.
+  await form.getByLabel('Maximum charge in USD (optional)').fill('');
+  await form.getByLabel('Your reference (optional)').fill('lib-e2e-ref');
+  let loads = 0;
+  page.on('load', () => loads++);
+  const waits = [];
+  page.on('request', (r) => {
+    if (/\/api\/v1\/transcriptions\/\d+\/wait/.test(r.url())) waits.push(r.url());
+  });
+  await form.getByRole('button', { name: 'Start transcription' }).click();
+  await page.getByText(/Started:/).waitFor();
+  const list = page.getByRole('list', { name: 'Transcriptions' });
+  const row = list.getByRole('listitem').filter({ hasText: NAME });
+  await row.waitFor();
+  transcriptionId = Number((await row.getByRole('link', { name: NAME }).getAttribute('href')).split('/').pop());
+  await row.getByText('Completed').waitFor({ timeout: 240_000 });
+  assert.equal(loads, 0, 'the page was not reloaded');
+  assert.ok(waits.length >= 1 && waits.every((u) => u.includes('timeout=30')), `long-polls: ${waits}`);
+  const done = await apiGet(`/api/v1/transcriptions/${transcriptionId}`);
+  assert.equal(done.status, 'completed', JSON.stringify(done.error));
+  assert.equal(done.client_reference, 'lib-e2e-ref');
+  // The wallet shows what the API says once the job settled.
+  const me = await apiGet('/api/v1/me');
+  await page
+    .getByRole('definition')
+    .filter({ hasText: `$${me.wallet_available_usd.toFixed(2)}` })
+    .first()
+    .waitFor();
+
+  // 6. Filters, kept in the URL and restored from it.
+  const status = page.getByLabel('Status');
+  await status.selectOption('failed');
+  await row.waitFor({ state: 'detached' });
+  assert.equal(new URL(page.url()).searchParams.get('status'), 'failed');
+  await status.selectOption('completed');
+  await row.waitFor();
+  await page.getByLabel('Title contains').fill('no such title');
+  await row.waitFor({ state: 'detached' });
+  await page.getByLabel('Title contains').fill('LIBRARY-talk');
+  await row.waitFor();
+  await page.getByLabel('Reference (exact)').fill('another-ref');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await page.getByText('Nothing loaded matches these filters.').or(page.getByText('No transcriptions yet')).waitFor();
+  await page.getByLabel('Reference (exact)').fill('lib-e2e-ref');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await row.waitFor();
+  const url = new URL(page.url());
+  assert.deepEqual(Object.fromEntries(url.searchParams), { status: 'completed', q: 'LIBRARY-talk', ref: 'lib-e2e-ref' });
+  await page.goto(url.href);
+  await row.waitFor();
+  assert.equal(await status.inputValue(), 'completed');
+  assert.equal(await page.getByLabel('Reference (exact)').inputValue(), 'lib-e2e-ref');
+
+  // 7. The row opens the reader.
+  assert.equal(await row.getByRole('link', { name: NAME }).getAttribute('href'), `/app/transcriptions/${transcriptionId}`);
+
+  await page.goto(`${c.server.url}/app`);
+  await row.waitFor();
+  await c.axe(page, 'library');
+  await c.shot(page, 'library-1280');
+  await page.setViewportSize(NARROW);
+  await c.axe(page, 'library at 360 px');
+  await c.shot(page, 'library-360');
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+  assert.ok(overflow <= 0, `the library is ${overflow}px wider than a 360 px screen`);
+  await page.setViewportSize(WIDE);
+  assert.deepEqual(c.problems(), []);
+});
+
+test('search finds a word the recognizer produced, marks it, pages are in the URL, and a hit opens the reader at its second', async () => {
+  assert.ok(transcriptionId, 'the upload test made a transcription');
+  // A word the recognizer really produced (not what flite was asked to say).
+  const result = await apiGet(`/api/v1/transcriptions/${transcriptionId}/result?include=segments`);
+  const words = result.segments.flatMap((s) => s.text.toLowerCase().match(/[a-z]{4,}/g) || []);
+  assert.ok(words.length > 0, JSON.stringify(result.segments));
+  const word = words.sort((a, b) => b.length - a.length)[0];
+  const api = await apiGet(`/api/v1/search?q=${encodeURIComponent(word)}`);
+  assert.ok(api.hits.length > 0);
+
+  const page = await c.newPage({ path: '/app/search' });
+  await page.getByLabel('Words to find in every transcript').fill(word.toUpperCase());
+  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  await page.waitForURL((u) => u.searchParams.get('q') === word.toUpperCase());
+  const hits = page.getByRole('list', { name: 'Results' }).getByRole('listitem');
+  await hits.first().waitFor();
+  assert.equal(await hits.count(), api.hits.length);
+  const marked = await hits.first().locator('mark').allInnerTexts();
+  assert.ok(marked.length > 0 && marked.every((m) => m.toLowerCase() === word), `marked: ${marked}`);
+  await page.getByRole('status').filter({ hasText: /match/ }).waitFor();
+
+  await c.axe(page, 'search');
+  await c.shot(page, 'search-1280');
+  await page.setViewportSize(NARROW);
+  await c.axe(page, 'search at 360 px');
+  await c.shot(page, 'search-360');
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+  assert.ok(overflow <= 0, `search is ${overflow}px wider than a 360 px screen`);
+  await page.setViewportSize(WIDE);
+
+  // Nothing found is said, and the back button returns to the results.
+  await page.getByLabel('Words to find in every transcript').fill('zzqx nothing');
+  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  await page.getByText('Nothing found for “zzqx nothing”.').waitFor();
+  await page.goBack();
+  await hits.first().waitFor();
+
+  const hit = api.hits[0];
+  await hits.first().getByRole('link').click();
+  await page.waitForURL((u) => u.pathname === `/app/transcriptions/${hit.transcription_id}`);
+  assert.equal(new URL(page.url()).searchParams.get('t'), String(Math.floor(hit.start_ms / 1000)));
+  assert.deepEqual(c.problems(), []);
+});
