@@ -1,0 +1,266 @@
+// The web console's transcript reader (issue 36) in Debian's chromium against
+// the real server and its workers: a two-speaker recording (flite voices) is
+// uploaded and transcribed through the API with the user's key, then the
+// reader is driven as a person would: the deep link's ?t= positions the
+// player, playback moves the highlighted word, a word click and a keyboard
+// shortcut seek (and the shortcut stays quiet while typing), a cue is edited
+// and a speaker renamed and saved as a revision, the SRT downloaded with
+// source=materialized and speaker names carries both, the revision is undone,
+// search inside and ask seek the player to a hit and a citation, a clip is
+// rendered from selected words and plays, and the transcription is deleted
+// after a confirmation. axe-core and screenshots at 1280x800 and 360x740.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, statSync } from 'node:fs';
+import { startConsole } from './console_browser.mjs';
+import { curl, finished } from './harness.mjs';
+import { dialogue, seconds } from './media.mjs';
+
+const EDITED = 'Welcome aboard the blue ferry to the island';
+const NAME = 'Captain Alice';
+
+let c;
+let key;
+let id;
+let words; // recognized words (non-empty)
+let segments;
+const api = (path, opts = {}) => curl(`${c.server.url}/api/v1${path}`, { key, ...opts });
+
+// The player's position in seconds, once it has its metadata.
+const position = (page) =>
+  page.evaluate(() => {
+    const el = document.querySelector('audio[aria-label="Recording"], video[aria-label="Recording"]');
+    return el && el.readyState >= 1 ? el.currentTime : null;
+  });
+async function positionNear(page, t, eps = 0.35) {
+  await page.waitForFunction(
+    ({ t, eps }) => {
+      const el = document.querySelector('audio[aria-label="Recording"], video[aria-label="Recording"]');
+      return el && el.readyState >= 1 && Math.abs(el.currentTime - t) <= eps;
+    },
+    { t, eps },
+    { timeout: 20_000 },
+  ).catch(async (e) => {
+    throw new Error(`player at ${await position(page)} s, expected ${t} s: ${e.message}`);
+  });
+}
+const readerPath = (q = '') => `/app/transcriptions/${id}${q}`;
+
+before(async () => {
+  c = await startConsole({ workers: true, launchArgs: ['--autoplay-policy=no-user-gesture-required'] });
+  key = c.user.key;
+  const wav = dialogue(
+    [
+      { voice: 'slt', text: 'The harbour opens at six and the ferry leaves at seven every morning.' },
+      { voice: 'rms', text: 'Tickets are sold on board, and children under five travel for free.' },
+      { voice: 'slt', text: 'On windy days the captain waits in the harbour until the sea is calm.' },
+    ],
+    'console-reader',
+  );
+  const ticket = await api('/uploads', {
+    method: 'POST',
+    body: { filename: 'ferry.wav', content_type: 'audio/wav', file_size: statSync(wav).size },
+  });
+  assert.equal(ticket.status, 200, ticket.body);
+  const put = await curl(ticket.json.upload_url, {
+    method: 'PUT',
+    headers: { 'Content-Type': 'audio/wav' },
+    rawArgs: ['--data-binary', `@${wav}`],
+  });
+  assert.equal(put.status, 200, put.body);
+  const created = await api('/transcriptions', {
+    method: 'POST',
+    body: { source: 'upload', upload_id: ticket.json.upload_id, original_filename: 'ferry.wav', duration_seconds: seconds(wav) },
+  });
+  assert.equal(created.status, 202, created.body);
+  id = created.json.id;
+  const done = await finished(c.server, key, id, { limitSeconds: 300, query: '&include=segments' });
+  assert.equal(done.status, 'completed', JSON.stringify(done.error));
+  segments = done.segments;
+  const w = await api(`/transcriptions/${id}/words?limit=5000`);
+  assert.equal(w.json.available, true, w.body);
+  words = w.json.words.filter((x) => x.text.trim() !== '');
+  assert.ok(words.length >= 10, `only ${words.length} words`);
+  assert.ok(new Set(segments.map((s) => s.speaker)).size >= 2, `one speaker: ${JSON.stringify(segments)}`);
+});
+after(async () => {
+  await c?.close();
+});
+
+test('the deep link seeks to ?t=; playback moves the highlighted word; a word click and the shortcuts seek, not while typing', async () => {
+  const page = await c.newPage({ path: readerPath('?t=3') });
+  await page.getByRole('heading', { level: 1 }).waitFor();
+  await positionNear(page, 3);
+  const wordAt = (ms) => page.locator(`.transcript .word[data-ms="${ms}"]`);
+  await wordAt(words[0].start_ms).waitFor();
+
+  // Play with the shortcut (k): the highlighted word moves on.
+  await page.locator('h1').click();
+  const highlighted = () => page.evaluate(() => Number(document.querySelector('.transcript .word[aria-current="true"]')?.dataset.ms ?? -1));
+  await page.keyboard.press('k');
+  await page.waitForFunction(() => !document.querySelector('audio[aria-label="Recording"]').paused);
+  const firstLit = await (async () => {
+    await page.waitForFunction(() => document.querySelector('.transcript .word[aria-current="true"]'));
+    return highlighted();
+  })();
+  await page.waitForFunction((ms) => Number(document.querySelector('.transcript .word[aria-current="true"]')?.dataset.ms) > ms, firstLit, {
+    timeout: 15_000,
+  });
+  await page.keyboard.press('k');
+  await page.waitForFunction(() => document.querySelector('audio[aria-label="Recording"]').paused);
+
+  // A word's button seeks there.
+  const target = words.find((w) => w.start_ms >= 6000) || words.at(-1);
+  await wordAt(target.start_ms).click();
+  await positionNear(page, target.start_ms / 1000, 0.1);
+  assert.equal(await highlighted(), target.start_ms);
+  // j goes back 5 s; typing j in a field does not.
+  await page.locator('h1').click();
+  await page.keyboard.press('j');
+  await positionNear(page, Math.max(0, target.start_ms / 1000 - 5), 0.1);
+  const back = await position(page);
+  await page.getByLabel('Words to find').fill('');
+  await page.getByLabel('Words to find').press('j');
+  await page.getByLabel('Words to find').press('l');
+  assert.equal(await position(page), back);
+  // Keyboard only: a word reached with Tab and Enter seeks.
+  await wordAt(words[1].start_ms).focus();
+  await page.keyboard.press('Enter');
+  await positionNear(page, words[1].start_ms / 1000, 0.1);
+
+  await c.axe(page, 'reader');
+  await c.shot(page, 'reader');
+  await page.close();
+});
+
+test('a cue edited and a speaker renamed are saved as a revision; the SRT (materialized, speaker names) carries both; undo', async () => {
+  const page = await c.newPage({ path: readerPath() });
+  await page.getByRole('button', { name: 'Edit transcript' }).click();
+  await page.getByRole('button', { name: /^Edit segment at / }).first().click();
+  const dialog = page.getByRole('dialog', { name: 'Edit segment' });
+  await dialog.getByLabel('Text').fill(EDITED);
+  await c.axe(page, 'reader, editing a segment');
+  await dialog.getByRole('button', { name: 'Apply' }).click();
+  const label = segments[0].speaker;
+  await page.getByLabel(`Name for ${label}`).fill(NAME);
+  await c.shot(page, 'reader-editing');
+  await page.getByRole('button', { name: 'Save as revision' }).click();
+  await page.getByText('Saved as revision 1.').waitFor();
+  await page.locator('.seg .speaker', { hasText: NAME }).first().waitFor();
+
+  const latest = await api(`/transcriptions/${id}/revisions/latest`);
+  assert.equal(latest.status, 200, latest.body);
+  assert.equal(latest.json.revision, 1);
+  assert.equal(latest.json.cues[0].text, EDITED);
+  assert.equal(latest.json.speaker_names[label], NAME);
+  assert.equal(latest.json.cues.length, segments.length);
+
+  // The SRT through the page's download (fetched with the Bearer token).
+  await page.locator('summary', { hasText: 'Downloads' }).click();
+  await page.getByLabel('Subtitle format').selectOption('srt');
+  await page.getByLabel('Cues').selectOption('materialized');
+  await page.getByRole('group', { name: 'Subtitles' }).getByLabel('Speaker names instead of labels').check();
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download subtitles' }).click()]);
+  assert.match(download.suggestedFilename(), /\.srt$/);
+  const srt = readFileSync(await download.path(), 'utf8');
+  assert.ok(srt.includes(EDITED.split(' ').slice(0, 3).join(' ')), srt);
+  assert.ok(srt.includes(NAME), srt);
+  assert.match(srt, /^1\r?\n\d\d:\d\d:\d\d,\d\d\d --> /);
+
+  // Undo: the recognized transcript is current again.
+  await page.getByRole('button', { name: 'Undo last revision' }).click();
+  await page.getByRole('dialog', { name: 'Undo last revision' }).getByRole('button', { name: 'Undo revision' }).click();
+  await page.getByText('Revision 1 undone.').waitFor();
+  await page.getByText('Showing the recognized transcript.').waitFor();
+  assert.equal(await page.locator('.seg-text', { hasText: EDITED }).count(), 0);
+  const list = await api(`/transcriptions/${id}/revisions`);
+  assert.equal(list.status, 200, list.body);
+  assert.equal(list.json.latest, null);
+  await page.close();
+});
+
+test('search inside and ask: a hit and a citation seek the player', async () => {
+  const page = await c.newPage({ path: readerPath() });
+  const word = words.find((w) => w.text.length >= 5 && w.start_ms > 2000) || words[3];
+  await page.getByLabel('Words to find').fill(word.text);
+  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  const hits = page.getByRole('list', { name: 'Search hits' });
+  await hits.getByRole('listitem').first().waitFor();
+  const hitButton = hits.getByRole('button', { name: /^Play hit at / }).first();
+  const res = await api(`/transcriptions/${id}/search?q=${encodeURIComponent(word.text)}`);
+  assert.equal(res.status, 200, res.body);
+  await hitButton.click();
+  await positionNear(page, res.json.hits[0].start_ms / 1000, 0.1);
+
+  // Ask with words the recognizer heard (the answer cites where they are).
+  const content = words.map((w) => w.text.toLowerCase()).filter((t) => t.length >= 5);
+  const question = `What is said about the ${content.slice(0, 2).join(' and the ')}?`;
+  await page.getByLabel('Question').fill(question);
+  const [answer] = await Promise.all([
+    page.waitForResponse((r) => r.url().endsWith(`/transcriptions/${id}/ask`) && r.request().method() === 'POST', { timeout: 90_000 }),
+    page.getByRole('button', { name: 'Ask', exact: true }).click(),
+  ]);
+  const body = await answer.json();
+  assert.equal(answer.status(), 200, JSON.stringify(body));
+  assert.equal(body.no_answer, false, `no answer to ${question}: ${JSON.stringify(body)}`);
+  assert.ok(body.citations.length >= 1, JSON.stringify(body));
+  const cite = body.citations.at(-1);
+  await page.locator('h1').click(); // away from any word
+  await page.getByRole('list', { name: 'Citations' }).getByRole('button', { name: `Play citation ${cite.marker} from`, exact: false }).click();
+  await positionNear(page, cite.start_seconds, 0.1);
+  await c.axe(page, 'reader, search and answer');
+  await page.close();
+});
+
+test('a clip rendered from the selected words plays in the page', async () => {
+  const page = await c.newPage({ path: readerPath() });
+  await page.locator('summary', { hasText: 'Clips' }).click();
+  // Select three seconds of words (as a drag would).
+  const from = words[1];
+  const to = words.filter((w) => w.end_ms <= from.start_ms + 3000).at(-1);
+  await page.locator(`.transcript .word[data-ms="${to.start_ms}"]`).waitFor();
+  await page.evaluate(
+    ({ a, b }) => {
+      const r = document.createRange();
+      r.setStartBefore(document.querySelector(`.transcript .word[data-ms="${a}"]`));
+      r.setEndAfter(document.querySelector(`.transcript .word[data-ms="${b}"]`));
+      getSelection().removeAllRanges();
+      getSelection().addRange(r);
+    },
+    { a: from.start_ms, b: to.start_ms },
+  );
+  await page.getByRole('button', { name: 'Use the selected words' }).click();
+  assert.equal(Number(await page.getByLabel('Clip start (seconds)').inputValue()), Math.round(from.start_ms / 10) / 100);
+  assert.equal(Number(await page.getByLabel('Clip end (seconds)').inputValue()), Math.round(to.end_ms / 10) / 100);
+  await page.getByText(/ s, charge \$0\.05/).waitFor();
+  await page.getByRole('button', { name: 'Render clip' }).click();
+  await page.getByText(/^Clip \d+ is ready\.$/).waitFor({ timeout: 300_000 });
+  const clip = page.locator('.clips video').first();
+  await page.waitForFunction(() => {
+    const v = document.querySelector('.clips video');
+    return v && v.readyState >= 1 && v.duration > 1;
+  });
+  await clip.evaluate((v) => v.play());
+  await page.waitForFunction(() => document.querySelector('.clips video').currentTime > 0.2);
+  await page.close();
+});
+
+test('at 360x740 the reader passes axe-core; delete asks first, then the transcription is gone', async () => {
+  const page = await c.newPage({ path: readerPath(), viewport: { width: 360, height: 740 } });
+  await page.locator('.transcript .word').first().waitFor();
+  await c.axe(page, 'reader at 360 px');
+  await c.shot(page, 'reader-360');
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px at 360 px`);
+
+  await page.getByRole('button', { name: 'Delete transcription' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Delete transcription' });
+  await confirm.getByRole('button', { name: 'Cancel' }).click();
+  assert.equal((await api(`/transcriptions/${id}`)).status, 200);
+  await page.getByRole('button', { name: 'Delete transcription' }).click();
+  await confirm.getByRole('button', { name: 'Delete for good' }).click();
+  await page.waitForURL((u) => u.pathname === '/app');
+  assert.equal((await api(`/transcriptions/${id}`)).status, 404);
+  await page.close();
+  assert.deepEqual(c.problems(), []);
+});
