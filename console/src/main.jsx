@@ -114,4 +114,8 @@ function NotFound() {
   );
 }
 
-render(<App />, document.getElementById('app'));
+// Preact diffs against what the container holds: the boot message goes first,
+// or it stays below the footer.
+const root = document.getElementById('app');
+root.textContent = '';
+render(<App />, root);
