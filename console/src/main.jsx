@@ -46,7 +46,10 @@ function App() {
     m.route.load().then(
       (mod) => {
         if (!live) return;
-        setPage({ Component: mod.default, params: m.params });
+        // The page is keyed by the location it was loaded for, so the old
+        // page is not mounted again under the new key (with its old params)
+        // while the new page's module loads.
+        setPage({ Component: mod.default, params: m.params, loc: location.pathname + location.search });
         // Move focus to the new page for keyboard and screen-reader users
         // (not on the first load: the browser starts at the top anyway).
         if (!first.current) main.current?.focus();
@@ -91,7 +94,7 @@ function App() {
       </header>
       <main id="main" ref={main} tabIndex={-1}>
         <ErrorNote error={error} />
-        {page && <page.Component key={loc} params={page.params} query={query} />}
+        {page && <page.Component key={page.loc} params={page.params} query={query} />}
       </main>
       <footer class="bottom">
         <a href="/app/support">Help and support</a>
