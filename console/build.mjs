@@ -77,6 +77,7 @@ const html = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
+<link rel="icon" href="data:,">
 <title>scribe</title>
 ${mainCss ? `<link rel="stylesheet" href="${url(mainCss)}">\n` : ''}<script type="module" src="${url(mainJs)}"></script>
 </head>

@@ -50,6 +50,9 @@ async function apiGet(path) {
 
 test('upload with tus through the file input, resumed after a reload and after the connection drops; quote, max charge refusal, start, live completion, filters', async () => {
   const page = await c.newPage();
+  // Problems from here on: the sign-in page is the server's, not the console's
+  // (its favicon.ico 404 is logged there; reported to the lead).
+  const seen = c.problems().length;
   // A file chooser by its label (the drop zone's input), chosen like a person would.
   const chooser = () => page.getByLabel('Audio or video files');
 
@@ -197,7 +200,10 @@ test('upload with tus through the file input, resumed after a reload and after t
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
   assert.ok(overflow <= 0, `the library is ${overflow}px wider than a 360 px screen`);
   await page.setViewportSize(WIDE);
-  assert.deepEqual(c.problems(), []);
+  // The browser logs the refusals this test caused on purpose: the 402 of the
+  // max charge and the chunk cut while offline. Nothing else.
+  const expected = [/status of 402 \(Payment Required\)/, /net::ERR_INTERNET_DISCONNECTED/];
+  assert.deepEqual(c.problems().slice(seen).filter((p) => !expected.some((re) => re.test(p))), []);
 });
 
 test('search finds a word the recognizer produced, marks it, pages are in the URL, and a hit opens the reader at its second', async () => {
@@ -211,6 +217,7 @@ test('search finds a word the recognizer produced, marks it, pages are in the UR
   assert.ok(api.hits.length > 0);
 
   const page = await c.newPage({ path: '/app/search' });
+  const seen = c.problems().length;
   await page.getByLabel('Words to find in every transcript').fill(word.toUpperCase());
   await page.getByRole('button', { name: 'Search', exact: true }).click();
   await page.waitForURL((u) => u.searchParams.get('q') === word.toUpperCase());
@@ -241,5 +248,5 @@ test('search finds a word the recognizer produced, marks it, pages are in the UR
   await hits.first().getByRole('link').click();
   await page.waitForURL((u) => u.pathname === `/app/transcriptions/${hit.transcription_id}`);
   assert.equal(new URL(page.url()).searchParams.get('t'), String(Math.floor(hit.start_ms / 1000)));
-  assert.deepEqual(c.problems(), []);
+  assert.deepEqual(c.problems().slice(seen), []);
 });
