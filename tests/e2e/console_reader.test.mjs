@@ -235,13 +235,13 @@ test('a clip rendered from the selected words plays in the page', async () => {
   await page.getByText(/ s, charge \$0\.05/).waitFor();
   await page.getByRole('button', { name: 'Render clip' }).click();
   await page.getByText(/^Clip \d+ is ready\.$/).waitFor({ timeout: 300_000 });
+  // preload=none (a clip's media would hold the page's load event): play loads it.
   const clip = page.locator('.clips video').first();
+  await clip.evaluate((v) => v.play());
   await page.waitForFunction(() => {
     const v = document.querySelector('.clips video');
-    return v && v.readyState >= 1 && v.duration > 1;
+    return v.duration > 1 && v.currentTime > 0.2;
   });
-  await clip.evaluate((v) => v.play());
-  await page.waitForFunction(() => document.querySelector('.clips video').currentTime > 0.2);
   await page.close();
 });
 

@@ -84,6 +84,17 @@ export default function Reader({ params, query }) {
 
   const names = draft ? draft.names : rev?.speaker_names || {};
 
+  // Unsaved edits: the browser asks before the tab closes or reloads.
+  useEffect(() => {
+    if (!draft) return;
+    const ask = (e) => {
+      e.preventDefault();
+      e.returnValue = '';
+    };
+    addEventListener('beforeunload', ask);
+    return () => removeEventListener('beforeunload', ask);
+  }, [!!draft]);
+
   const startEditing = async () => {
     setBusy(true);
     setEditError(null);

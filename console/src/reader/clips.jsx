@@ -28,6 +28,7 @@ export function Clips({ id, clock }) {
   const [clips, setClips] = useState([]);
   const [busy, setBusy] = useState(false);
   const [note, setNote] = useState('');
+  const [rendering, setRendering] = useState(null); // when the render started
 
   const body = () => {
     const b = { start_seconds: Number(form.start), end_seconds: Number(form.end), aspect: form.aspect, style: form.style, output: form.output };
@@ -61,12 +62,13 @@ export function Clips({ id, clock }) {
 
   const follow = async (clip) => {
     let c = clip;
-    const started = Date.now();
+    setRendering(Date.now());
     while (c.status !== 'completed' && c.status !== 'failed') {
-      setNote(`Rendering the clip… (${c.status}, ${Math.round((Date.now() - started) / 1000)} s)`);
+      setNote(`Rendering clip ${c.id} (${c.status})…`);
       c = await api(`${base}/${c.id}?wait=45`);
       setClips((list) => list.map((x) => (x.id === c.id ? c : x)));
     }
+    setRendering(null);
     setNote(c.status === 'completed' ? `Clip ${c.id} is ready.` : `Clip ${c.id} failed: ${c.error?.message || 'see the clip below'}`);
   };
 
@@ -80,6 +82,7 @@ export function Clips({ id, clock }) {
     } catch (e) {
       setError(e);
       setNote('');
+      setRendering(null);
     } finally {
       setBusy(false);
     }
@@ -152,6 +155,7 @@ export function Clips({ id, clock }) {
         Render clip
       </button>
       <Status>{note}</Status>
+      {rendering && <Elapsed since={rendering} />}
       <ErrorNote error={error} />
       {clips.length > 0 && (
         <ul class="clips" aria-label="Clips of this recording">
@@ -180,9 +184,9 @@ function ClipMedia({ clip }) {
   return (
     <>
       {audio ? (
-        <audio controls preload="metadata" src={clip.file_url} aria-label={label} class="clip-media" />
+        <audio controls preload="none" src={clip.file_url} aria-label={label} class="clip-media" />
       ) : (
-        <video controls preload="metadata" src={clip.file_url} aria-label={label} class="clip-media" />
+        <video controls preload="none" src={clip.file_url} aria-label={label} class="clip-media" />
       )}
       <p class="small">
         <a href={clip.file_url} download>
@@ -190,5 +194,22 @@ function ClipMedia({ clip }) {
         </a>
       </p>
     </>
+  );
+}
+
+// Seconds since the render started (a local clock; the server is asked only
+// by the long-poll).
+function Elapsed({ since }) {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, []);
+  const s = Math.round((now - since) / 1000);
+  return (
+    <p class="small muted">
+      {s} s so far; short clips usually take under a minute.
+      <progress aria-label="Render in progress" />
+    </p>
   );
 }

@@ -59,7 +59,7 @@ export function EditBar({ draft, setDraft, revision, busy, status, error, onStar
               <input
                 id={`name-${l}`}
                 value={draft.names[l] || ''}
-                maxLength={100}
+                maxLength={64}
                 onInput={(e) => setDraft({ ...draft, names: { ...draft.names, [l]: e.target.value } })}
               />
             </div>
@@ -136,7 +136,7 @@ export function CueDialog({ draft, index, onChange, onClose, clock }) {
     <dialog ref={ref} aria-label="Edit segment" class="cue-dialog" onClose={onClose}>
       <h2>Edit segment</h2>
       <label for="cue-text">Text</label>
-      <textarea id="cue-text" ref={textRef} rows={4} value={form.text} onInput={(e) => setForm({ ...form, text: e.target.value })} />
+      <textarea id="cue-text" ref={textRef} rows={4} maxLength={1000} value={form.text} onInput={(e) => setForm({ ...form, text: e.target.value })} />
       <div class="row">
         <div>
           <label for="cue-start">Start (seconds)</label>
