@@ -9,13 +9,13 @@
 // reader at its second; axe-core and screenshots at 1280x800 and 360x740.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { startConsole } from './console_browser.mjs';
 import { curl } from './harness.mjs';
-import { dialogue } from './media.mjs';
+import { dialogue, startMediaServer } from './media.mjs';
 
 const NAME = 'library-talk.wav';
-let c, wav, size, transcriptionId;
+let c, media, wav, size, transcriptionId;
 const NARROW = { width: 360, height: 740 };
 const WIDE = { width: 1280, height: 800 };
 
@@ -29,10 +29,13 @@ before(async () => {
     'library-talk',
   );
   size = statSync(wav).size;
-  c = await startConsole({ workers: true });
+  media = await startMediaServer();
+  // Loopback links are admitted for the link source (the media server above).
+  c = await startConsole({ workers: true, extraEnv: { SCRIBE_ALLOW_PRIVATE_URLS: '1' } });
 });
 after(async () => {
   await c?.close();
+  await media?.close();
 });
 
 const TUS = { 'Tus-Resumable': '1.0.0' };
@@ -248,5 +251,73 @@ test('search finds a word the recognizer produced, marks it, pages are in the UR
   await hits.first().getByRole('link').click();
   await page.waitForURL((u) => u.pathname === `/app/transcriptions/${hit.transcription_id}`);
   assert.equal(new URL(page.url()).searchParams.get('t'), String(Math.floor(hit.start_ms / 1000)));
+  assert.deepEqual(c.problems().slice(seen), []);
+});
+
+test('pause and resume an upload; drop two files at once; a link priced and started', async () => {
+  const page = await c.newPage();
+  const seen = c.problems().length;
+  const bytes = readFileSync(wav);
+  const item = (name) => page.getByRole('list', { name: 'Uploads' }).getByRole('listitem', { name });
+
+  // Pause while the second chunk is on its way, then resume from the server's offset.
+  const patches = [];
+  let hold = null;
+  await page.route(/\/api\/v1\/uploads\/tus\/files\/[^/]+$/, async (route) => {
+    const req = route.request();
+    if (req.method() !== 'PATCH') return route.continue();
+    patches.push({ offset: Number(req.headers()['upload-offset']), url: req.url() });
+    if (hold && patches.length === hold.at) return hold.resolve(route);
+    return route.continue().catch(() => {}); // a paused upload's request is gone
+  });
+  const held = new Promise((resolve) => {
+    hold = { at: 2, resolve };
+  });
+  await page.getByLabel('Audio or video files').setInputFiles({ name: 'pause-me.wav', mimeType: 'audio/wav', buffer: bytes });
+  const route = await held;
+  await page.getByRole('button', { name: 'Pause the upload of pause-me.wav' }).click();
+  await item('pause-me.wav').getByText(/^Paused/).waitFor();
+  await route.abort('aborted').catch(() => {});
+  const atPause = await serverOffset(patches[0].url);
+  assert.ok(atPause > 0 && atPause < size, `offset at the pause: ${atPause}`);
+  const beforeResume = patches.length;
+  await page.getByRole('button', { name: 'Resume the upload of pause-me.wav' }).click();
+  await item('pause-me.wav').getByText(/Uploaded · 100%/).waitFor();
+  assert.equal(patches[beforeResume].offset, atPause, 'resumed at the server offset');
+
+  // Two files dropped at once: each its own progress bar, upload and quote.
+  const drop = await page.evaluateHandle((b64) => {
+    const raw = Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));
+    const dt = new DataTransfer();
+    for (const name of ['drop-a.wav', 'drop-b.wav']) dt.items.add(new File([raw], name, { type: 'audio/wav' }));
+    return dt;
+  }, bytes.toString('base64'));
+  await page.locator('.lib-drop').dispatchEvent('drop', { dataTransfer: drop });
+  for (const name of ['drop-a.wav', 'drop-b.wav']) {
+    await page.getByRole('progressbar', { name: `Upload of ${name}` }).waitFor();
+    await item(name).getByText(/Uploaded · 100%/).waitFor();
+    await item(name).getByRole('definition').filter({ hasText: /^\$0\.\d+$/ }).waitFor();
+  }
+  for (const name of ['pause-me.wav', 'drop-a.wav', 'drop-b.wav']) {
+    await page.getByRole('button', { name: `Remove ${name}` }).click();
+    await item(name).waitFor({ state: 'detached' });
+  }
+
+  // A link: priced by the server's probe, then started; its row completes.
+  const link = media.url(wav);
+  await page.getByLabel('Or transcribe a link').fill(link);
+  await page.getByLabel('Kind of link').selectOption('external_url');
+  await page.getByRole('button', { name: 'Add link' }).click();
+  const form = page.getByRole('form', { name: `Start transcribing ${link}` });
+  await form.getByRole('definition').filter({ hasText: /^\$0\.\d+$/ }).waitFor();
+  await form.getByRole('button', { name: 'Start transcription' }).click();
+  const href = await item(link).getByRole('link', { name: link }).getAttribute('href');
+  const row = page
+    .getByRole('list', { name: 'Transcriptions' })
+    .getByRole('listitem')
+    .filter({ has: page.locator(`a[href="${href}"]`) });
+  await row.getByText('Completed').waitFor({ timeout: 240_000 });
+  const done = await apiGet(`/api/v1/transcriptions/${href.split('/').pop()}`);
+  assert.deepEqual([done.source, done.url, done.status], ['external_url', link, 'completed']);
   assert.deepEqual(c.problems().slice(seen), []);
 });
