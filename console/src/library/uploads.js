@@ -15,8 +15,12 @@
 //   localStorage under the file's fingerprint (name, type, size, mtime,
 //   endpoint); dropping the same file again finds it and continues from the
 //   server's offset. `previousUploads()` lists them so the page can say so.
-import * as tus from 'tus-js-client';
 import { api } from '../api.js';
+
+// tus-js-client (20 KB gzipped) loads with the first file, not with the
+// library page, which is the console's first page.
+let tusModule;
+const loadTus = () => (tusModule ??= import('tus-js-client'));
 
 let nextKey = 1;
 const items = [];
@@ -67,7 +71,10 @@ export function mediaDuration(file) {
 
 // Unfinished uploads a previous page (or tab) left in localStorage.
 export async function previousUploads() {
+  // Its keys start with "tus::"; without one there is nothing to load.
+  if (!Object.keys(localStorage).some((k) => k.startsWith('tus::'))) return [];
   try {
+    const tus = await loadTus();
     const all = await tus.defaultOptions.urlStorage.findAllUploads();
     const active = new Set(items.filter((i) => i.upload?.url).map((i) => i.upload.url));
     return all.filter((e) => !active.has(e.uploadUrl));
@@ -75,7 +82,8 @@ export async function previousUploads() {
     return [];
   }
 }
-export const forgetPreviousUpload = (entry) => tus.defaultOptions.urlStorage.removeUpload(entry.urlStorageKey);
+export const forgetPreviousUpload = async (entry) =>
+  (await loadTus()).defaultOptions.urlStorage.removeUpload(entry.urlStorageKey);
 
 // Adds files: each is measured, gets a ticket, and uploads at once.
 export function addFiles(files) {
@@ -108,6 +116,7 @@ export function addLink(url, source) {
 
 async function prepare(item) {
   try {
+    const tus = await loadTus();
     item.duration = await mediaDuration(item.file);
     const ticket = await api('/api/v1/uploads/tus', {
       method: 'POST',
