@@ -322,3 +322,54 @@ test('pause and resume an upload; drop two files at once; a link priced and star
   assert.deepEqual([done.source, done.url, done.status], ['external_url', link, 'completed']);
   assert.deepEqual(c.problems().slice(seen), []);
 });
+
+test('at most three long-polls at once: four transcriptions in progress all reach completed on the page; quotes page with Load more', async () => {
+  const short = dialogue([{ voice: 'awb', text: 'The little shop on the corner opens at nine.' }], 'library-short');
+  const ids = [];
+  for (let i = 0; i < 4; i++) {
+    const res = await curl(`${c.server.url}/api/v1/transcriptions`, {
+      method: 'POST',
+      key: c.user.key,
+      body: { source: 'external_url', url: media.url(short), client_reference: `four-${i}` },
+    });
+    assert.equal(res.status, 202, res.body);
+    ids.push(res.json.id);
+  }
+  const page = await c.newPage({ path: '/app?status=active' });
+  const seen = c.problems().length;
+  let open = 0;
+  let most = 0;
+  const isWait = (r) => /\/api\/v1\/transcriptions\/\d+\/wait/.test(r.url());
+  page.on('request', (r) => {
+    if (isWait(r)) most = Math.max(most, ++open);
+  });
+  const closed = (r) => {
+    if (isWait(r)) open--;
+  };
+  page.on('requestfinished', closed);
+  page.on('requestfailed', closed);
+  const rows = page.getByRole('list', { name: 'Transcriptions' }).getByRole('listitem');
+  await page.getByLabel('Status').selectOption('completed');
+  for (const id of ids) {
+    await rows.filter({ has: page.locator(`a[href="/app/transcriptions/${id}"]`) }).waitFor({ timeout: 240_000 });
+  }
+  assert.ok(most >= 1 && most <= 3, `long-polls open at once: ${most}`);
+
+  // Quoted rows (one per priced item so far, and these): 50 a page, then Load more.
+  const quotes = (await apiGet('/api/v1/transcriptions?limit=200')).data.filter((t) => t.status === 'quoted').length;
+  for (let i = quotes; i < 52; i++) {
+    const res = await curl(`${c.server.url}/api/v1/quotes`, {
+      method: 'POST',
+      key: c.user.key,
+      body: { source: 'external_url', url: media.url(short), duration_seconds: 3 },
+    });
+    assert.equal(res.status, 200, res.body);
+  }
+  await page.goto(`${c.server.url}/app?status=quoted`);
+  const quoted = (await apiGet('/api/v1/transcriptions?limit=50')).data.filter((t) => t.status === 'quoted').length;
+  await rows.nth(quoted - 1).waitFor();
+  assert.equal(await rows.count(), quoted);
+  await page.getByRole('button', { name: 'Load more' }).click();
+  await rows.nth(Math.max(quotes, 52) - 1).waitFor();
+  assert.deepEqual(c.problems().slice(seen), []);
+});
