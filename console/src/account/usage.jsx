@@ -42,7 +42,7 @@ export default function Usage() {
             </dl>
           </div>
           <h3 id="usage-by-key">By key</h3>
-          <div class="table-wrap">
+          <div class="table-wrap" role="region" tabIndex={0} aria-labelledby="usage-by-key">
             <table aria-labelledby="usage-by-key">
               <thead>
                 <tr>
@@ -78,7 +78,7 @@ export default function Usage() {
             <>
               <h3 id="usage-spend">Month-to-date spend per key</h3>
               <p class="muted small">What each key's monthly cap counts: settled charges and money held for work in progress.</p>
-              <div class="table-wrap">
+              <div class="table-wrap" role="region" tabIndex={0} aria-labelledby="usage-spend">
                 <table aria-labelledby="usage-spend">
                   <thead>
                     <tr>

@@ -61,7 +61,7 @@ function Deliveries({ keyId, tick }) {
       <ErrorNote error={d.error} />
       {d.data && !list.length && <p class="muted">No deliveries yet.</p>}
       {list.length > 0 && (
-        <div class="table-wrap">
+        <div class="table-wrap" role="region" tabIndex={0} aria-labelledby={`wh-del-${keyId}`}>
           <table aria-labelledby={`wh-del-${keyId}`}>
             <thead>
               <tr>

@@ -7,7 +7,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import SwaggerUI from 'swagger-ui-dist/swagger-ui-es-bundle.js';
 import swaggerCss from 'swagger-ui-dist/swagger-ui.css?url';
-import { ErrorNote, Status, useTitle } from '../ui.jsx';
+import { Status, useTitle } from '../ui.jsx';
 
 const SPEC = '/api/v1/openapi.yaml';
 
@@ -25,7 +25,8 @@ export default function Docs() {
   useTitle('API docs');
   useStylesheet(swaggerCss);
   const host = useRef();
-  const [state, setState] = useState({ loading: true, error: null });
+  // swagger-ui reports a document it cannot load in its own panel.
+  const [loading, setLoading] = useState(true);
 
   useEffect(() => {
     let live = true;
@@ -37,7 +38,11 @@ export default function Docs() {
       defaultModelsExpandDepth: 0,
       supportedSubmitMethods: [],
       validatorUrl: null,
-      onComplete: () => live && setState({ loading: false, error: null }),
+      onComplete: () => {
+        // swagger-ui's server picker has no accessible name of its own.
+        host.current?.querySelector('select#servers')?.setAttribute('aria-label', 'Server');
+        if (live) setLoading(false);
+      },
     });
     return () => {
       live = false;
@@ -53,8 +58,7 @@ export default function Docs() {
         code is explained in the <a href="/docs/errors">error reference</a>; for help, see{' '}
         <a href="/app/support">support</a>.
       </p>
-      {state.loading && <Status>Loading the API document…</Status>}
-      <ErrorNote error={state.error} />
+      {loading && <Status>Loading the API document…</Status>}
       <div class="docs-render" ref={host} />
     </section>
   );
