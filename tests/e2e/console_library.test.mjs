@@ -93,6 +93,15 @@ test('upload with tus through the file input, resumed after a reload and after t
   await page.reload();
   await route.abort('aborted').catch(() => {}); // the reload cancelled it already
   await page.getByRole('heading', { name: 'Unfinished uploads from before' }).waitFor();
+  // What the browser kept to resume: the upload's URL, not the upload ticket.
+  const kept = await page.evaluate(() =>
+    Object.keys(localStorage)
+      .filter((k) => k.startsWith('tus::'))
+      .map((k) => JSON.parse(localStorage.getItem(k))),
+  );
+  assert.equal(kept.length, 1);
+  assert.equal(kept[0].uploadUrl, uploadUrl);
+  assert.deepEqual(kept[0].metadata, { filename: NAME });
   await page.getByText(NAME, { exact: false }).first().waitFor();
 
   // Choosing the same file again continues at the server's offset, not at 0.

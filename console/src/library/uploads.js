@@ -85,6 +85,16 @@ export async function previousUploads() {
 export const forgetPreviousUpload = async (entry) =>
   (await loadTus()).defaultOptions.urlStorage.removeUpload(entry.urlStorageKey);
 
+// tus-js-client keeps each upload's metadata beside its URL in localStorage;
+// the upload ticket (an hour's right to create uploads) is left out: resuming
+// needs only the URL, whose resume token authorizes that one upload.
+const withoutToken = (storage) => ({
+  findAllUploads: () => storage.findAllUploads(),
+  findUploadsByFingerprint: (fp) => storage.findUploadsByFingerprint(fp),
+  removeUpload: (key) => storage.removeUpload(key),
+  addUpload: (fp, upload) => storage.addUpload(fp, { ...upload, metadata: { filename: upload.metadata?.filename } }),
+});
+
 // Adds files: each is measured, gets a ticket, and uploads at once.
 export function addFiles(files) {
   for (const file of files) {
@@ -128,6 +138,7 @@ async function prepare(item) {
       retryDelays: [0, 1000, 3000, 5000, 10000],
       metadata: { [ticket.upload_metadata_key]: ticket.upload_token, filename: item.name },
       removeFingerprintOnSuccess: true,
+      urlStorage: withoutToken(tus.defaultOptions.urlStorage),
       onProgress: (sent) => changed(item, { sent }),
       onError: (err) => failed(item, err),
       onSuccess: () => {
