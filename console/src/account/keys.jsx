@@ -155,13 +155,6 @@ export default function Keys() {
           onDone={() => setCreated(null)}
         />
       )}
-      <CreateKey
-        onCreated={(k) => {
-          setCreated(k);
-          setNote(`Key “${k.name}” created.`);
-          keys.reload();
-        }}
-      />
       <Status>{note}</Status>
       <ErrorNote error={keys.error} />
       {keys.loading && !keys.data && <Status>Loading keys…</Status>}
@@ -178,6 +171,13 @@ export default function Keys() {
           />
         ))}
       </ul>
+      <CreateKey
+        onCreated={(k) => {
+          setCreated(k);
+          setNote(`Key “${k.name}” created.`);
+          keys.reload();
+        }}
+      />
     </>
   );
 }

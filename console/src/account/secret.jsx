@@ -1,10 +1,13 @@
 // A secret the API shows once (a new key's plaintext, a webhook's signing
 // secret): read-only field, copy button, and the warning that it will not be
 // shown again.
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 
 export function OnceSecret({ label, value, what, onDone }) {
   const [copied, setCopied] = useState('');
+  const field = useRef();
+  // Focus goes to the secret: it may appear away from the button that made it.
+  useEffect(() => field.current?.focus(), [value]);
   const id = `secret-${label.replace(/\W+/g, '-').toLowerCase()}`;
   const copy = async () => {
     try {
@@ -20,7 +23,7 @@ export function OnceSecret({ label, value, what, onDone }) {
     <div class="panel once-secret">
       <label for={id}>{label}</label>
       <div class="row">
-        <input id={id} class="mono secret-field" readOnly value={value} onFocus={(e) => e.target.select()} />
+        <input ref={field} id={id} class="mono secret-field" readOnly value={value} onFocus={(e) => e.target.select()} />
         <button type="button" onClick={copy}>
           Copy
         </button>

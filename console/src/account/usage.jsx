@@ -7,6 +7,7 @@ import { api, qs } from '../api.js';
 import { ErrorNote, Status, formatUsd, useAsync } from '../ui.jsx';
 
 const thisMonth = () => new Date().toISOString().slice(0, 7);
+const monthName = (iso) => new Date(iso).toLocaleString(undefined, { month: 'long', year: 'numeric', timeZone: 'UTC' });
 const minutes = (m) => `${(m || 0).toFixed(1)} min`;
 
 export default function Usage() {
@@ -28,7 +29,7 @@ export default function Usage() {
         <>
           <div class="panel">
             <dl class="facts">
-              <dt>Charged in {u.month}</dt>
+              <dt>Charged in {monthName(u.from)}</dt>
               <dd>{formatUsd(u.charged_usd)}</dd>
               <dt>Deposited</dt>
               <dd>{formatUsd(u.deposited_usd)}</dd>
