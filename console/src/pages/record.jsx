@@ -63,6 +63,12 @@ export default function Record() {
     const l = live.current;
     let session = null;
     const frames = [];
+    const fail = (e) => {
+      release();
+      setPhase('idle');
+      setNote('');
+      setError(e);
+    };
     try {
       // The microphone first: a refusal then costs no session (and no hold).
       l.mic = await openMicrophone((pcm, p) => {
@@ -70,6 +76,11 @@ export default function Record() {
         if (session) session.send(pcm);
         else frames.push(pcm);
       });
+    } catch (e) {
+      fail({ message: microphoneProblem(e) });
+      return;
+    }
+    try {
       setNote('Starting the session…');
       session = await startSession({
         capMinutes: cap,
@@ -102,10 +113,7 @@ export default function Record() {
       l.session = session;
       for (const f of frames.splice(0)) session.send(f);
     } catch (e) {
-      release();
-      setPhase('idle');
-      setNote('');
-      setError(e.name && !e.code ? { message: microphoneProblem(e) } : e);
+      fail(e);
     }
   };
 

@@ -8,6 +8,12 @@ import workletUrl from './pcm-worklet.js?url';
 // Returns {stop()}. Throws the browser's error when the microphone is refused
 // or missing (NotAllowedError, NotFoundError).
 export async function openMicrophone(onFrame) {
+  // Browsers give the microphone and audio worklets to secure pages only.
+  if (!window.isSecureContext || !navigator.mediaDevices?.getUserMedia || !window.AudioWorkletNode) {
+    const e = new Error('insecure');
+    e.name = window.isSecureContext ? 'NotSupportedError' : 'InsecureContextError';
+    throw e;
+  }
   // Raw audio: echo cancellation, noise suppression and gain control are
   // made for calls and blur the words a recognizer listens to.
   const stream = await navigator.mediaDevices.getUserMedia({
@@ -42,6 +48,9 @@ export async function openMicrophone(onFrame) {
 export function microphoneProblem(e) {
   if (e?.name === 'NotAllowedError') return 'The browser did not allow the microphone. Allow it for this site (the icon in the address bar) and try again.';
   if (e?.name === 'NotFoundError') return 'No microphone was found. Connect one and try again.';
+  if (e?.name === 'InsecureContextError')
+    return 'The browser offers the microphone only to pages served over https (or from localhost). Open scribe through its https address.';
+  if (e?.name === 'NotSupportedError') return 'This browser cannot record audio for live transcription; try a current Chrome, Edge, Firefox or Safari.';
   if (e?.name === 'NotReadableError') return 'The microphone is in use by another program or could not be opened.';
   return `The microphone could not be opened: ${e?.message || e}`;
 }
