@@ -37,7 +37,10 @@ export function EditBar({ draft, setDraft, revision, busy, status, error, onStar
             disabled={busy}
           />
         )}
-        <span class="muted small">{revision === null ? 'Showing the recognized transcript.' : `Showing revision ${revision}.`}</span>
+        <span class="muted small">
+          {draft ? 'Editing, based on ' : 'Showing '}
+          {revision === null ? 'the recognized transcript.' : `revision ${revision}.`}
+        </span>
       </div>
       <Status>{status}</Status>
       <ErrorNote error={error} />

@@ -20,6 +20,7 @@ async function mediaLink(id) {
   } catch {}
   if (res.ok) return { link: body };
   const err = new ApiError(res.status, body, text.slice(0, 200));
+  if (res.status === 404 && err.code === 'not_found') return { gone: err };
   if (res.status === 409) return { wait: Math.min(60, Math.max(2, Number(res.headers.get('retry-after')) || 5)), err };
   throw err;
 }
@@ -27,6 +28,7 @@ async function mediaLink(id) {
 export function Player({ id, clock, onSpeed }) {
   const [link, setLink] = useState(null);
   const [waiting, setWaiting] = useState(null);
+  const [gone, setGone] = useState(false);
   const [error, setError] = useState(null);
   const [speed, setSpeed] = useState(1);
   const [tick, setTick] = useState(0);
@@ -42,6 +44,10 @@ export function Player({ id, clock, onSpeed }) {
       try {
         const r = await mediaLink(id);
         if (!live) return;
+        if (r.gone) {
+          setGone(true);
+          return;
+        }
         if (r.wait) {
           setWaiting(r.err.message);
           timer = setTimeout(get, r.wait * 1000);
@@ -142,6 +148,7 @@ export function Player({ id, clock, onSpeed }) {
   const Tag = link?.kind === 'video' ? 'video' : 'audio';
   return (
     <div class="player panel">
+      {gone && <p>The recording is not kept for this transcription, so there is nothing to play; the transcript is all here.</p>}
       {waiting && <Status>Preparing a playable version of the recording… ({waiting})</Status>}
       <ErrorNote error={error} />
       {link && (
