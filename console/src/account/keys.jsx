@@ -127,7 +127,7 @@ function KeyCard({ k, onChanged }) {
       )}
       {active && open && (
         <div id={`key-${k.id}-webhook`}>
-          <KeyWebhook keyId={k.id} keyName={k.name} />
+          <KeyWebhook keyId={k.id} keyName={k.name} onChange={() => onChanged('')} />
         </div>
       )}
     </li>

@@ -94,7 +94,7 @@ function Deliveries({ keyId, tick }) {
   );
 }
 
-export function KeyWebhook({ keyId, keyName }) {
+export function KeyWebhook({ keyId, keyName, onChange }) {
   const wh = useAsync(() => api(`/dashboard/api/v1/keys/${keyId}/webhook`), [keyId]);
   const [secret, setSecret] = useState(null);
   const [error, setError] = useState(null);
@@ -123,6 +123,7 @@ export function KeyWebhook({ keyId, keyName }) {
       setSecret(null);
       setNote('Webhook removed.');
       wh.reload();
+      onChange?.();
     } catch (err) {
       setError(err);
     }
@@ -141,6 +142,7 @@ export function KeyWebhook({ keyId, keyName }) {
             setSecret(b.signing_secret);
             setNote('Webhook registered.');
             wh.reload();
+            onChange?.();
           }}
         />
       )}
