@@ -3,6 +3,7 @@
 #include "api/api_app.h"
 #include "api/dashboard/dashboard.h"
 #include "api/handlers/handlers.h"
+#include "api/media/handlers.h"
 #include "api/oauth/handlers.h"
 #include "api/oauth/pages.h"
 #include "api/oauth/protected_resource.h"
@@ -90,6 +91,11 @@ void register_routes(ApiApp& app) {
               .async_handler = GetClipHandler::handle});
   // The clip's files: authorized by the link's signature, not by a key.
   pub("GET", "/clips/files/{clipId}/{name}", ClipFileHandler::handle);
+  // A transcription's media for the console's player (api/media/): the
+  // signed link to it, its file (authorized by the link), its added video.
+  authed("GET", "/api/v1/transcriptions/{id}/media", media_api::GetMediaHandler::handle);
+  pub("GET", "/media/files/{id}/{name}", media_api::MediaFileHandler::handle);
+  authed("POST", "/api/v1/transcriptions/{id}/video", media_api::AddVideoHandler::handle);
   // MCP (mcp_handlers.cpp): the same keys and limiter as the REST API.
   r.add(Route{.method = "POST",
               .pattern = "/mcp",

@@ -175,6 +175,10 @@ std::vector<SettingSpec> make_specs() {
   t.push_back({"SCRIBE_REALTIME_THREADS", "realtime-threads", "server",
                "threads that recognize realtime streams in each scribe serve", between(1, 64), "2", false,
                integer(1, 64, [](Settings& s, int v) { s.server.realtime_threads = v; })});
+  t.push_back({"SCRIBE_MEDIA_LINK_TTL_SECONDS", "media-link-ttl-seconds", "server",
+               "lifetime of the signed media links of GET .../media (test-only: keep the default in production)",
+               between(1, 86400), std::to_string(limits::kMediaLinkTtlSeconds), false,
+               integer(1, 86400, [](Settings& s, int v) { s.server.media_link_ttl_seconds = v; })});
   // --- oauth --------------------------------------------------------------
   // Lifetimes of codes and access tokens are the spec's; these settings exist
   // so that end-to-end tests see them end without sleeping (test-only).

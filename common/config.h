@@ -52,6 +52,9 @@ struct Config {
   int realtime_heartbeat_seconds = 5;
   int realtime_max_ahead_seconds = 10;
   int realtime_threads = 2;
+  // GET .../media: how long its signed links last (domain/limits.h's
+  // kMediaLinkTtlSeconds unless a test shortens it).
+  int media_link_ttl_seconds = 3600;
 };
 
 // Value parsers. Each throws std::invalid_argument with what is wrong with the

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "common/crypto.h"
 #include "common/error.h"
 #include "common/text.h"
 #include "domain/clip_captions.h"
 #include "domain/events.h"
 #include "domain/limits.h"
+#include "domain/signed_link.h"
 #include "domain/transcript_artifact.h"
 
 namespace scribe::clip {
@@ -261,15 +261,19 @@ std::string file_key(int64_t transcription_id, int64_t clip_id, const std::strin
   return transcript::transcription_prefix(transcription_id) + "clips/" + std::to_string(clip_id) + "/" + name;
 }
 
+namespace {
+std::string link_scope(int64_t clip_id, const std::string& name) {
+  return "clip-file:" + std::to_string(clip_id) + ":" + name;
+}
+}  // namespace
+
 std::string link_signature(const std::string& secret, int64_t clip_id, const std::string& name, int64_t expires_unix) {
-  return crypto::hmac_sha256_hex(
-      secret, "clip-file:" + std::to_string(clip_id) + ":" + name + ":" + std::to_string(expires_unix));
+  return signed_link::signature(secret, link_scope(clip_id, name), expires_unix);
 }
 
 bool verify_link(const std::string& secret, int64_t clip_id, const std::string& name, int64_t expires_unix,
                  const std::string& signature, int64_t now_unix) {
-  if (expires_unix < now_unix) return false;
-  return crypto::constant_time_equal(link_signature(secret, clip_id, name, expires_unix), signature);
+  return signed_link::verify(secret, link_scope(clip_id, name), expires_unix, signature, now_unix);
 }
 
 Json to_json(const Json& view, int64_t clip_id, const std::string& public_url, const std::string& link_secret,

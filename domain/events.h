@@ -136,5 +136,10 @@ inline constexpr const char* kTranscriptionLiveRecorded = "TranscriptionLiveReco
 // ... or, with none, it is cancelled.
 inline constexpr const char* kTranscriptionCancelled = "TranscriptionCancelled";
 // {transcription_id, account_id, reason}
+// Transcription stream: the original video of an upload was added (POST
+// .../video; domain/media_playback.h), kept at clip::source_video_key for
+// video clips and the player.
+inline constexpr const char* kTranscriptionVideoAdded = "TranscriptionVideoAdded";
+// {transcription_id, account_id, upload_id, video_duration_seconds, added_at}
 
 }  // namespace scribe::events

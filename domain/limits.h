@@ -69,6 +69,11 @@ inline constexpr int kClipListMax = 50;
 inline constexpr int kClipWaitMinSeconds = 1;
 inline constexpr int kClipWaitMaxSeconds = 45;
 inline constexpr int kClipLinkTtlSeconds = 3600;
+// A transcription's media link (GET .../media; SCRIBE_MEDIA_LINK_TTL_SECONDS
+// shortens it for tests), and the Retry-After of its 409 while the media is
+// not stored yet or its rendition is being made.
+inline constexpr int kMediaLinkTtlSeconds = 3600;
+inline constexpr int kMediaNotReadyRetryAfterSeconds = 2;
 
 // Not in the spec's table; our own decisions, documented in the OpenAPI document.
 inline constexpr std::size_t kMaxJsonBodyBytes = 1 << 20;  // 413 above this

@@ -39,6 +39,11 @@ class SourceMediaTest : public ::testing::Test {
        "-c:v libx264 -preset ultrafast -pix_fmt yuv420p silent.mp4");
     // Blu-ray PCM in MPEG-TS: Matroska has no codec id for it, so it cannot be copied.
     sh("ffmpeg -nostdin -y -loglevel error -i speech.wav -ar 48000 -ac 2 -c:a pcm_bluray -f mpegts bluray.m2ts");
+    // What browsers do not play: an AVI (MPEG-4 Part 2 and MP3) and a WAV in
+    // an AVI-era codec (Microsoft ADPCM).
+    sh("ffmpeg -nostdin -y -loglevel error -f lavfi -i testsrc=size=322x240:rate=25 -i speech.wav -shortest "
+       "-c:v mpeg4 -c:a libmp3lame old.avi");
+    sh("ffmpeg -nostdin -y -loglevel error -i speech.wav -c:a adpcm_ms adpcm.wav");
     std::ofstream(path("notes.wav")) << "These are meeting notes, not audio.\n";
   }
   static void TearDownTestSuite() { scratch_.reset(); }
@@ -66,6 +71,54 @@ TEST_F(SourceMediaTest, TellsVideoFromAudioAndCoverArt) {
   const Json j = probe(path("cover.mp3"));
   ASSERT_EQ(j["streams"].size(), 2u);
   EXPECT_FALSE(has_video_stream(path("cover.mp3")));
+}
+
+TEST_F(SourceMediaTest, ProbesContainerCodecsAndDuration) {
+  playback::Probe p = probe_streams(path("old.avi"));
+  EXPECT_EQ(p.format_name, "avi");
+  ASSERT_EQ(p.streams.size(), 2u);
+  EXPECT_EQ(p.streams[0].type, "video");
+  EXPECT_EQ(p.streams[0].codec, "mpeg4");
+  EXPECT_EQ(p.streams[1].codec, "mp3");
+  ASSERT_TRUE(p.duration_seconds.has_value());
+  EXPECT_NEAR(*p.duration_seconds, duration(probe(path("speech.wav"))), 0.2);
+  EXPECT_FALSE(playback::decide(p).playable);
+  p = probe_streams(path("cover.mp3"));
+  ASSERT_EQ(p.streams.size(), 2u);
+  EXPECT_TRUE(p.streams[1].attached_pic);
+  EXPECT_TRUE(playback::decide(p).playable);
+  EXPECT_TRUE(playback::decide(probe_streams(path("video.mp4"))).playable);
+}
+
+TEST_F(SourceMediaTest, RenditionsArePlayable) {
+  make_rendition(path("old.avi"), path("old.mp4"), playback::Kind::Video);
+  playback::Probe p = probe_streams(path("old.mp4"));
+  playback::Decision d = playback::decide(p);
+  EXPECT_TRUE(d.playable);
+  EXPECT_EQ(d.kind, playback::Kind::Video);
+  EXPECT_EQ(d.content_type, "video/mp4");
+  ASSERT_EQ(p.streams.size(), 2u);
+  EXPECT_EQ(p.streams[0].codec, "h264");
+  EXPECT_EQ(p.streams[1].codec, "aac");
+  EXPECT_NEAR(*p.duration_seconds, *probe_streams(path("old.avi")).duration_seconds, 0.2);
+  EXPECT_FALSE(fs::exists(path("old.mp4.part")));
+
+  make_rendition(path("adpcm.wav"), path("adpcm.m4a"), playback::Kind::Audio);
+  p = probe_streams(path("adpcm.m4a"));
+  d = playback::decide(p);
+  EXPECT_TRUE(d.playable);
+  EXPECT_EQ(d.content_type, "audio/mp4");
+  ASSERT_EQ(p.streams.size(), 1u);
+  EXPECT_EQ(p.streams[0].codec, "aac");
+
+  try {
+    make_rendition(path("notes.wav"), path("notes.m4a"), playback::Kind::Audio);
+    ADD_FAILURE() << "no throw for a file that is not media";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), "internal_error");
+  }
+  EXPECT_FALSE(fs::exists(path("notes.m4a")));
+  EXPECT_FALSE(fs::exists(path("notes.m4a.part")));
 }
 
 TEST_F(SourceMediaTest, HasVideoStreamThrowsWhenItCannotTell) {

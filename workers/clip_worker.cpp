@@ -86,10 +86,12 @@ std::string audio_of(const ClipSpec& s) {
   return *path;
 }
 
-// The source video: an upload's own file, or a link's video, downloaded once
-// (the first video clip of the transcription) and kept with the transcription.
+// The source video: the original video added to an upload (POST .../video),
+// else the upload's own file; or a link's video, downloaded once (the first
+// video clip of the transcription) and kept with the transcription.
 std::string video_of(const ClipSpec& s, const media::MediaProbe& media) {
   if (s.source == "upload") {
+    if (auto added = object_store().local_path(clip::source_video_key(s.transcription_id))) return *added;
     if (auto path =
             s.upload_id ? object_store().local_path(clip::audio_key(s.transcription_id, s.upload_id)) : std::nullopt)
       return *path;
@@ -126,7 +128,8 @@ ClipWorker::ClipWorker(std::string database_url, eventstore::EventStore store,
       options_(std::move(options)),
       owner_(process_owner() + ":clips"),
       loop_(std::make_unique<ClaimLoop>(url_, owner_, "clip", options_.poll)),
-      stopping_(loop_->stopping()) {}
+      stopping_(loop_->stopping()),
+      renditions_(url_, options_) {}
 
 ClipWorker::~ClipWorker() { stop(); }
 
@@ -144,10 +147,14 @@ void ClipWorker::start() {
       }
     };
   });
+  renditions_.start();
   log::info("clip workers started", {{"owner", owner_}, {"slots", options_.clip_slots}});
 }
 
-void ClipWorker::stop() { loop_->stop(); }
+void ClipWorker::stop() {
+  loop_->stop();
+  renditions_.stop();
+}
 
 void ClipWorker::process(pqxx::connection& conn, const ClaimedClip& claimed, const std::string& slot_owner) {
   const int64_t id = claimed.clip_id;

@@ -11,6 +11,7 @@
 #include "media/media_probe.h"
 #include "workers/claim_loop.h"
 #include "workers/clip_queue.h"
+#include "workers/rendition_worker.h"
 #include "workers/worker.h"
 
 // Clip renders: threads that claim queued clips (workers/clip_queue.h),
@@ -18,7 +19,8 @@
 // (media/clip_render.h), store the files and record the outcome
 // (commands/clip_commands.h), which settles or releases the clip's hold.
 // They run beside the transcription workers, in `scribe serve` and in
-// `scribe worker` processes.
+// `scribe worker` processes, with the media renditions' worker
+// (workers/rendition_worker.h), which they start and stop.
 namespace scribe::workers {
 
 class ClipWorker {
@@ -34,7 +36,10 @@ class ClipWorker {
   void stop();
   // Stops claiming at once, without waiting (shutdown stops every consumer
   // first, then waits for them).
-  void request_stop() { loop_->request_stop(); }
+  void request_stop() {
+    loop_->request_stop();
+    renditions_.request_stop();
+  }
 
  private:
   void process(pqxx::connection& conn, const ClaimedClip& claimed, const std::string& slot_owner);
@@ -46,6 +51,7 @@ class ClipWorker {
   std::string owner_;
   std::unique_ptr<ClaimLoop> loop_;
   const std::atomic<bool>& stopping_;  // loop_'s
+  RenditionWorker renditions_;
 };
 
 }  // namespace scribe::workers

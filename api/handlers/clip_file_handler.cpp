@@ -8,9 +8,9 @@
 //    at most limits::kClipFileDownloadsAtOnce in this process, each holding a
 //    slot until its body is sent or its connection is gone; one more is 429
 //    rate_limited with retry_after.
-// Ranges (one range, 206 with Content-Range; past the end 416) are decided by
-// api/byte_range.
-#include "api/byte_range.h"
+// Ranges (one range, 206 with Content-Range; past the end 416) are answered by
+// api/file_response.h.
+#include "api/file_response.h"
 #include "api/handlers/handlers.h"
 #include "api/keyed_slots.h"
 #include "api/params.h"
@@ -82,36 +82,13 @@ Response ClipFileHandler::handle(RequestContext& ctx) {
   auto path = object_store().local_path(clip::file_key(tid, id, name));
   std::shared_ptr<FileBody> file = path ? FileBody::open(*path) : nullptr;
   if (!file) throw Error::not_found("clip file");
-  const uint64_t size = file->file_size();
+  file->hold = std::move(slot);
   Response res;
   res.status = 200;
   res.content_type = name == "clip.srt" ? "application/x-subrip; charset=utf-8" : content_type;
-  res.set_header("Accept-Ranges", "bytes");
   res.set_header("Content-Disposition", "inline; filename=\"clip-" + std::to_string(id) + name.substr(4) + "\"");
   res.set_header("Cache-Control", "private, max-age=3600");
-  // Players seek in an MP4 with Range requests (one range; anything else
-  // gets the whole file, as the RFC allows).
-  ByteRange range{0, size ? size - 1 : 0};
-  switch (ctx.req.header("range") ? parse_byte_range(*ctx.req.header("range"), size, range) : RangeAnswer::Whole) {
-    case RangeAnswer::Unsatisfiable: {
-      Response refused = ctx.services.render_error(
-          ctx.request_id, Error("invalid_request", "the range starts past the end of the file", {{"size", size}}));
-      refused.status = 416;
-      refused.set_header("Content-Range", "bytes */" + std::to_string(size));
-      return refused;
-    }
-    case RangeAnswer::Partial:
-      res.status = 206;
-      res.set_header("Content-Range", "bytes " + std::to_string(range.first) + "-" + std::to_string(range.last) + "/" +
-                                          std::to_string(size));
-      break;
-    case RangeAnswer::Whole:
-      break;
-  }
-  file->select(range.first, size ? range.last - range.first + 1 : 0);
-  file->hold = std::move(slot);
-  res.file = std::move(file);
-  return res;
+  return ranged_file(ctx, std::move(file), std::move(res));
 }
 
 }  // namespace scribe::api

@@ -115,10 +115,14 @@ bool check_media(RequestContext& ctx, const clip::Request& r) {
     throw Error("video_unavailable", "a realtime session recorded audio only; make an audiogram or an audio clip",
                 {{"reason", "no_source_video"}});
   if (upload) {
+    // The original video added to it (POST .../video) was checked then.
+    if (object_store().exists(clip::source_video_key(r.transcription_id))) return false;
     auto path = object_store().local_path(audio_key);
     ctx.release_db();  // ffprobe may take a moment
     if (!path || !media::has_video_stream(*path))
-      throw Error("video_unavailable", "the uploaded file has no video; upload the original video to make a video clip",
+      throw Error("video_unavailable",
+                  "the uploaded file has no video; add the original video (POST /api/v1/transcriptions/" +
+                      std::to_string(r.transcription_id) + "/video) to make a video clip",
                   {{"reason", "no_source_video"}});
     return false;
   }
