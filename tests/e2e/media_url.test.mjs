@@ -13,13 +13,14 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer, newAccount, newKey, curl, envelope, finished, clipFinished, DB, OBJECTS } from './harness.mjs';
-import { dialogue, convert, seconds, videoWithAudio, download, probe, MEDIA_DIR } from './media.mjs';
+import { dialogue, convert, seconds, videoWithAudio, download, probe, startMediaServer, MEDIA_DIR } from './media.mjs';
 
 const psql = (sql) => execFileSync('psql', [DB, '-At', '-c', sql], { encoding: 'utf8' }).trim();
 
-let server, shortLived, acc, other;
+let server, shortLived, mediaServer, acc, other;
 const wav = {}; // an uploaded WAV: played as it is; later given its video
 const avi = {}; // an uploaded AVI (MPEG-4 Part 2 + MP3): needs a rendition
+const link = {}; // a link to a WAV: the job keeps its audio (PCM in Matroska), which needs a rendition
 let talk, talkVideo, longerVideo, aviPath;
 
 const api = (srv, path, opts = {}) => curl(`${srv.url}/api/v1${path}`, opts);
@@ -79,16 +80,21 @@ before(async () => {
     '-map', '0:v', '-map', '1:a', '-c:v', 'mpeg4', '-c:a', 'libmp3lame', '-shortest', aviPath]);
   assert.equal(probe(aviPath).format.format_name, 'avi');
 
-  const env = { SCRIBE_WORKER_POLL_MS: '100', SCRIBE_WORKER_SLOTS: '2', SCRIBE_CLIP_SLOTS: '1',
+  mediaServer = await startMediaServer();
+  const env = { SCRIBE_ALLOW_PRIVATE_URLS: '1', SCRIBE_WORKER_POLL_MS: '100', SCRIBE_WORKER_SLOTS: '2', SCRIBE_CLIP_SLOTS: '1',
     SCRIBE_RATE_LIMIT_PER_MINUTE: '100000' };
   server = await startServer({ workers: true, extraEnv: env });
-  // The same database and objects, no workers; its links last 3 s (the expiry test).
-  shortLived = await startServer({ extraEnv: { SCRIBE_CLIP_SLOTS: '0', SCRIBE_MEDIA_LINK_TTL_SECONDS: '3' } });
+  // The same database and objects, no workers; its links last 5 s (the expiry test).
+  shortLived = await startServer({ extraEnv: { SCRIBE_CLIP_SLOTS: '0', SCRIBE_MEDIA_LINK_TTL_SECONDS: '5' } });
   acc = newAccount({ balance: 5 });
   other = newAccount({ balance: 5 });
   await transcribe(wav, talk, 'audio/wav', 'talk.wav');
   await transcribe(avi, aviPath, 'video/x-msvideo', 'talk.avi');
-  for (const fx of [wav, avi]) {
+  const created = await api(server, '/transcriptions', { method: 'POST', key: acc.key,
+    body: { source: 'external_url', url: mediaServer.url(talk) } });
+  assert.equal(created.status, 202, created.body);
+  link.id = created.json.id;
+  for (const fx of [wav, avi, link]) {
     const done = await finished(server, acc.key, fx.id, { limitSeconds: 600 });
     assert.equal(done.status, 'completed', JSON.stringify(done.error));
   }
@@ -96,6 +102,7 @@ before(async () => {
 after(async () => {
   await shortLived?.stop();
   await server?.stop();
+  await mediaServer?.close();
 });
 
 test('a WAV upload is played as it is, through a signed link served with ranges', async () => {
@@ -168,7 +175,7 @@ test('a link expires', async () => {
   assert.equal(res.status, 200, res.body);
   const { url, expires_at: expiresAt } = res.json;
   const left = Date.parse(expiresAt) - Date.now();
-  assert.ok(left <= 3100, `a 3 s link expires in ${left} ms`);
+  assert.ok(left <= 5100, `a 5 s link expires in ${left} ms`);
   assert.equal((await curl(url, { headers: { Range: 'bytes=0-9' } })).status, 206);
   // The expiry is a whole second; the link works through it and not after.
   await sleep(Math.max(0, Date.parse(expiresAt) - Date.now()) + 1100);
@@ -212,6 +219,26 @@ test('an AVI upload gets an H.264/AAC MP4 rendition, made by the workers, served
   // The original AVI itself is not served under this decision.
   const orig = m.url.replace('/upload.playable?', '/upload?');
   assert.equal((await curl(orig)).status, 403); // its signature was for the rendition
+});
+
+test('a link source plays the audio its job kept, as an AAC rendition when it is PCM in Matroska', async () => {
+  const res = await playable(link);
+  assert.equal(res.status, 200, res.body);
+  const m = res.json;
+  assert.equal(m.kind, 'audio');
+  assert.equal(m.rendition, 'transcoded');
+  assert.equal(m.content_type, 'audio/mp4');
+  assert.ok(m.url.includes(`/media/files/${link.id}/audio.playable?`), m.url);
+  const got = download(m.url, 'media-url-link.m4a');
+  assert.equal(got.status, 200);
+  assert.equal(got.contentType, 'audio/mp4');
+  const p = probe(got.path);
+  assert.deepEqual(p.streams.map((s) => s.codec_name), ['aac']);
+  assert.ok(Math.abs(Number(p.format.duration) - seconds(talk)) < 0.2, `${p.format.duration} vs ${seconds(talk)}`);
+  // A link source takes no added video.
+  const vid = await api(server, `/transcriptions/${link.id}/video`, { method: 'POST', key: acc.key,
+    body: { upload_id: await uploadFile(acc.key, talkVideo, 'video/mp4', 'talk.mp4') } });
+  assert.equal(envelope(assert, vid, 400, 'invalid_request').reason, 'not_an_upload');
 });
 
 test('POST .../video refuses what is not the recording\'s video, then adds it and a video clip renders', async () => {
