@@ -94,10 +94,9 @@ TranscriptRows load_segments_and_words(pqxx::transaction_base& txn, int64_t tran
   return out;
 }
 
-SubtitlesFile render_subtitles(const TranscriptRows& rows, std::string_view format,
-                               const subtitles::BuildOptions& options) {
-  const subtitles::CueSet cues = rows.words.empty() ? subtitles::build_from_segments(rows.segments, options)
-                                                    : subtitles::build_from_words(rows.words, options);
+namespace {
+
+SubtitlesFile render_set(const subtitles::CueSet& cues, std::string_view format) {
   SubtitlesFile f;
   f.cue_count = cues.cues.size();
   f.word_mode = cues.mode == subtitles::Mode::Word;
@@ -119,6 +118,20 @@ SubtitlesFile render_subtitles(const TranscriptRows& rows, std::string_view form
     f.extension = "srt";
   }
   return f;
+}
+
+}  // namespace
+
+SubtitlesFile render_subtitles(const TranscriptRows& rows, std::string_view format,
+                               const subtitles::BuildOptions& options) {
+  return render_set(rows.words.empty() ? subtitles::build_from_segments(rows.segments, options)
+                                       : subtitles::build_from_words(rows.words, options),
+                    format);
+}
+
+SubtitlesFile render_cues(const std::vector<transcript::Segment>& cues, const std::vector<transcript::Word>& words,
+                          std::string_view format, const subtitles::BuildOptions& options) {
+  return render_set(subtitles::build_from_cues(cues, words, options), format);
 }
 
 }  // namespace scribe::api

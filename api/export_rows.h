@@ -47,5 +47,9 @@ struct SubtitlesFile {
 // Word-timed cues when `rows.words` is not empty, sentence cues otherwise.
 SubtitlesFile render_subtitles(const TranscriptRows& rows, std::string_view format,
                                const subtitles::BuildOptions& options);
+// Materialized cues (a transcript revision): one cue per segment at its own
+// times, lines broken by the preset (subtitles::build_from_cues).
+SubtitlesFile render_cues(const std::vector<transcript::Segment>& cues, const std::vector<transcript::Word>& words,
+                          std::string_view format, const subtitles::BuildOptions& options);
 
 }  // namespace scribe::api

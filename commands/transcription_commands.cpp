@@ -2,6 +2,7 @@
 
 #include "commands/ask_commands.h"
 #include "commands/clip_commands.h"
+#include "commands/revision_commands.h"
 #include "commands/retry_on_conflict.h"
 #include "common/crypto.h"
 #include "common/db.h"
@@ -233,6 +234,8 @@ void remove(const eventstore::EventStore& store, pqxx::connection& conn, const C
           });
         // Questions asked about it quote it: their text goes too.
         redact_answers(txn, asked);
+        // Its revisions hold transcript text: it goes (the projection drops the rows).
+        redact_revisions(txn, transcription_id);
         eventstore::EventStore::commit(txn);
         // Stored objects go after the commit: a crash in between leaves files
         // nothing refers to, never a transcript that refers to nothing. The

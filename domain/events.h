@@ -49,6 +49,12 @@ inline constexpr const char* kTranscriptionMeasured = "TranscriptionMeasured";
 // completion's was missing.
 inline constexpr const char* kPostingChaptersRegenerated = "PostingChaptersRegenerated";
 // {transcription_id, attempt, regen_count, refine_prompt|null, posting{key, sha256}, enrichment?{key, sha256}}
+// Revision stream `revisions-<transcription_id>` (domain/transcript_revision.h).
+inline constexpr const char* kTranscriptRevisionSaved = "TranscriptRevisionSaved";
+// {transcription_id, account_id, revision, base_revision|null, cues[{id, start_ms, end_ms, text, speaker|null}],
+//  speaker_names{label: name}, created_at}
+inline constexpr const char* kTranscriptRevisionUndone = "TranscriptRevisionUndone";
+// {transcription_id, account_id, revision, current_revision|null, undone_at}
 
 }  // namespace scribe::events
 

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <map>
 
 namespace scribe::subtitles {
 namespace {
@@ -453,6 +454,61 @@ CueSet build_from_segments(const std::vector<transcript::Segment>& segments, con
   }
   normalize_times(set.tokens);
   return finish(std::move(set), blocks, o);
+}
+
+CueSet build_from_cues(const std::vector<transcript::Segment>& cues, const std::vector<transcript::Word>& words,
+                       const BuildOptions& o) {
+  // Words of each segment from `words`, or from its text when it has none.
+  CueSet set;
+  set.mode = Mode::Sentence;
+  std::map<int64_t, std::vector<Token>> timed;
+  for (const auto& w : words) {
+    Token t = make_token(w.text, w.punctuation, w.start_ms, w.end_ms, w.speaker);
+    if (t.display_chars > 0) timed[w.segment_id].push_back(std::move(t));
+  }
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;  // tokens of each segment
+  for (const auto& seg : cues) {
+    const std::size_t first = set.tokens.size();
+    if (auto it = timed.find(seg.id); it != timed.end()) {
+      for (auto& t : it->second) set.tokens.push_back(std::move(t));
+    } else {
+      CueSet one = build_from_segments({seg}, o);
+      for (auto& t : one.tokens) set.tokens.push_back(std::move(t));
+    }
+    ranges.emplace_back(first, set.tokens.size() - first);
+  }
+  normalize_times(set.tokens);
+  const Preset& p = *o.preset;
+  LayoutScratch scratch;
+  for (std::size_t i = 0; i < cues.size(); ++i) {
+    const auto& seg = cues[i];
+    const auto [first, count] = ranges[i];
+    if (count == 0) continue;
+    Cue c;
+    c.speaker = seg.speaker;
+    c.label = o.speaker_labels ? speaker_label(seg.speaker) : std::string();
+    const int first_cap = p.max_chars_per_line - static_cast<int>(transcript::display_length(c.label));
+    c.first_token = first;
+    c.token_count = count;
+    c.line_tokens = layout_lines(set.tokens, first, count, first_cap, p.max_chars_per_line, scratch);
+    std::size_t k = first;
+    for (std::size_t n : c.line_tokens) {
+      std::string line = c.lines.empty() ? c.label : std::string();
+      append_joined(line, set.tokens, k, n);
+      c.chars += transcript::display_length(line);
+      c.lines.push_back(std::move(line));
+      k += n;
+    }
+    c.start_ms = seg.start_ms;
+    c.end_ms = seg.end_ms;
+    // Karaoke tags stay strictly inside the cue.
+    for (std::size_t t = first; t < first + count; ++t) {
+      set.tokens[t].start_ms = std::clamp(set.tokens[t].start_ms, seg.start_ms, seg.end_ms);
+      set.tokens[t].end_ms = std::clamp(set.tokens[t].end_ms, set.tokens[t].start_ms, seg.end_ms);
+    }
+    set.cues.push_back(std::move(c));
+  }
+  return set;
 }
 
 }  // namespace scribe::subtitles

@@ -80,6 +80,15 @@ CueSet build_from_words(const std::vector<transcript::Word>& words, const BuildO
 // segment is split by the same rules. Word times inside a segment are
 // interpolated by character count.
 CueSet build_from_segments(const std::vector<transcript::Segment>& segments, const BuildOptions& options);
+// Materialized cues (a transcript revision, domain/transcript_revision.h):
+// one cue per segment, shown exactly at the segment's times; only the
+// preset's line breaking applies (a cue is never split, merged or retimed,
+// and may hold more lines than the preset's max_lines when its editor wrote
+// that much). Mode::Sentence. `words` (segment_id naming their segment, in
+// order) time the tokens of the karaoke rendering; a segment without words
+// has its text's words spread over it by character count.
+CueSet build_from_cues(const std::vector<transcript::Segment>& cues, const std::vector<transcript::Word>& words,
+                       const BuildOptions& options);
 
 // The speaker label form: "[SPEAKER_00] ", "[Unknown] " for a null speaker.
 std::string speaker_label(const std::optional<std::string>& speaker);

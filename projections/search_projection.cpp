@@ -33,6 +33,19 @@ const db::Statement kCopy{
     "from segments s join transcriptions t on t.id = s.transcription_id "
     "where s.transcription_id = $1 and t.status = 'completed'"};
 
+// A transcript revision (domain/transcript_revision.h) replaces the
+// recognized segments in search: the latest standing revision's cues, as the
+// revisions projection (run just before) left them; with none standing, the
+// recognized segments again.
+const db::Statement kCopyRevision{
+    "search_segments.copy_revision",
+    "insert into search_segments(segment_id, transcription_id, account_id, transcription_created_at, start_ms, "
+    "end_ms, speaker, text) "
+    "select x.id, t.id, t.account_id, t.created_at, x.start_ms, x.end_ms, x.speaker, x.text "
+    "from (select cues from transcript_revisions where transcription_id = $1 order by revision desc limit 1) r "
+    "cross join jsonb_to_recordset(r.cues) as x(id bigint, start_ms bigint, end_ms bigint, speaker text, text text) "
+    "join transcriptions t on t.id = $1 where t.status = 'completed'"};
+
 class SearchProjection final : public Projection {
  public:
   std::string name() const override { return "search"; }
@@ -40,6 +53,14 @@ class SearchProjection final : public Projection {
   bool is_inline() const override { return true; }
 
   void apply(pqxx::work& txn, const eventstore::RecordedEvent& e) override {
+    if (e.type == events::kTranscriptRevisionSaved || e.type == events::kTranscriptRevisionUndone) {
+      const int64_t id = e.data.at("transcription_id").get<int64_t>();
+      txn.exec_prepared(kDelete.name, id);
+      txn.exec_prepared(kDeleteStats.name, id);
+      if (txn.exec_prepared(kCopyRevision.name, id).affected_rows() == 0) txn.exec_prepared(kCopy.name, id);
+      txn.exec_prepared(kStats.name, id);
+      return;
+    }
     if (e.type != events::kTranscriptionCompleted && e.type != events::kTranscriptionRetried &&
         e.type != events::kTranscriptionDeleted)
       return;

@@ -124,6 +124,7 @@ test('the deep link seeks to ?t=; playback moves the highlighted word; a word cl
   await page.getByLabel('Words to find').press('j');
   await page.getByLabel('Words to find').press('l');
   assert.equal(await position(page), back);
+  await page.getByLabel('Words to find').fill('');
   // Keyboard only: a word reached with Tab and Enter seeks.
   await wordAt(words[1].start_ms).focus();
   await page.keyboard.press('Enter');
