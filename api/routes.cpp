@@ -9,6 +9,7 @@
 #include "api/oauth/protected_resource.h"
 #include "api/openai/handlers.h"
 #include "api/realtime/handlers.h"
+#include "api/revisions/handlers.h"
 
 namespace scribe::api {
 
@@ -54,6 +55,14 @@ void register_routes(ApiApp& app) {
   authed("GET", "/api/v1/transcriptions/{id}/subtitles", SubtitlesHandler::handle);
   authed("GET", "/api/v1/transcriptions/{id}/words", WordsHandler::handle);
   authed("GET", "/api/v1/transcriptions/{id}/search", TranscriptionSearchHandler::handle);
+  // Transcript revisions (api/revisions/): a person's corrections as a layer
+  // over the recognized transcript; DELETE .../latest is undo.
+  authed("GET", "/api/v1/transcriptions/{id}/revisions", revisions::RevisionsHandler::list);
+  authed("POST", "/api/v1/transcriptions/{id}/revisions", revisions::RevisionsHandler::save);
+  // .../latest first (the first route that matches serves): GET reads it, DELETE undoes it.
+  authed("GET", "/api/v1/transcriptions/{id}/revisions/latest", revisions::RevisionsHandler::get);
+  authed("DELETE", "/api/v1/transcriptions/{id}/revisions/latest", revisions::RevisionsHandler::undo);
+  authed("GET", "/api/v1/transcriptions/{id}/revisions/{revision}", revisions::RevisionsHandler::get);
   authed("GET", "/api/v1/search", SearchHandler::handle);
   // A saved answer's idempotent copy is stored with its entry and redacted
   // with it (ask_handlers.cpp).

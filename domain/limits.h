@@ -74,6 +74,15 @@ inline constexpr int kClipLinkTtlSeconds = 3600;
 // not stored yet or its rendition is being made.
 inline constexpr int kMediaLinkTtlSeconds = 3600;
 inline constexpr int kMediaNotReadyRetryAfterSeconds = 2;
+// Transcript revisions (domain/transcript_revision.h; our own decisions,
+// documented in the OpenAPI document). A revision body is also bounded by
+// kMaxJsonBodyBytes (413), which holds about ten hours of speech.
+inline constexpr int kRevisionMaxCues = 12'000;
+inline constexpr int kRevisionCueTextMaxChars = 1'000;            // code points, after trimming
+inline constexpr std::size_t kRevisionMaxTextBytes = 900 * 1024;  // every cue's text together
+inline constexpr int kRevisionMaxSpeakerNames = 100;
+inline constexpr int kSpeakerNameMaxChars = 64;  // code points, after trimming
+inline constexpr int kRevisionListMax = 100;     // GET .../revisions: the newest standing ones
 
 // Not in the spec's table; our own decisions, documented in the OpenAPI document.
 inline constexpr std::size_t kMaxJsonBodyBytes = 1 << 20;  // 413 above this
