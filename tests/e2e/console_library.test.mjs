@@ -145,6 +145,11 @@ test('upload with tus through the file input, resumed after a reload and after t
   await form.getByText('Raise the maximum charge to at least the quoted charge').waitFor();
   assert.equal((await apiGet('/api/v1/transcriptions')).data.filter((t) => t.status !== 'quoted').length, 0);
   await c.axe(page, 'library with an upload and a refusal');
+  await c.shot(page, 'library-upload-1280');
+  await page.setViewportSize(NARROW);
+  await c.axe(page, 'library with an upload and a refusal at 360 px');
+  await c.shot(page, 'library-upload-360');
+  await page.setViewportSize(WIDE);
 
   // 5. Start without the ceiling (and a reference); the row goes live.
   await form.getByLabel('Maximum charge in USD (optional)').fill('');
