@@ -1,5 +1,7 @@
 #include "api/api_app.h"
 
+#include "api/console/console.h"
+#include "api/console/console_files.h"
 #include "api/idempotency.h"
 #include "api/metrics.h"
 #include "api/oauth/protected_resource.h"
@@ -45,7 +47,10 @@ bool is_api_path(const std::string& path) {
 }  // namespace
 
 ApiApp::ApiApp(Services& services, int worker_threads)
-    : services_(services), long_requests_(limits::kLongRequestsInFlightPerAccount), workers_(worker_threads) {
+    : services_(services),
+      console_limiter_(services.config.console_rate_limit_per_minute),
+      long_requests_(limits::kLongRequestsInFlightPerAccount),
+      workers_(worker_threads) {
   services_.workers = &workers_;
   services_.call = [this](const Principal& principal, Request req, Responder respond) {
     call(principal, std::move(req), std::move(respond));
@@ -125,6 +130,8 @@ void ApiApp::finish(const Request& req, const std::string& request_id, const std
   }
   // OpenAI's clients read type and param, and x-should-retry (api/openai/openai_errors.h).
   if (openai::is_openai_path(req.path)) openai::decorate_error(res);
+  // The web console's pages, assets and errors alike (api/console/console.h).
+  if (console::is_console_path(req.path)) console::add_security_headers(res);
   // (Only what its SDK calls: other methods get the envelope and its 405.)
   if (req.method == "GET" && realtime::is_assemblyai_path(req.path)) realtime::decorate_error(res);
   double seconds = std::chrono::duration<double>(now() - started).count();
@@ -220,14 +227,20 @@ void ApiApp::authorize(RequestContext& ctx, const Route& route) {
   // (RFC 8707): {base} on the REST API, {base}/mcp on /mcp.
   oauth::check_audience(*ctx.principal, services_.config.public_url, ctx.req.path);
   if (route.rate_limited) {
-    int64_t wait = services_.limiter.take(ctx.db(), ctx.principal->rate_bucket());
+    // The web console's sign-in has a budget of its own (limits.h), apart
+    // from the account's API keys and its other apps.
+    const bool is_console = ctx.principal->kind == Principal::Kind::OAuth && ctx.principal->first_party;
+    const RateLimiter& limiter = is_console ? console_limiter_ : services_.limiter;
+    int64_t wait = limiter.take(ctx.db(), ctx.principal->rate_bucket());
     // A refusal is only for a valid credential: a revoked one is 401, never 429.
     if (wait > 0 && !ctx.principal->verified) authenticate();
     if (wait > 0)
       throw Error("rate_limited",
-                  "more than " + std::to_string(services_.limiter.per_minute()) + " requests per minute for this " +
-                      (ctx.principal->kind == Principal::Kind::OAuth ? "user's apps" : "API key") + "; retry after " +
-                      std::to_string(wait) + " s",
+                  "more than " + std::to_string(limiter.per_minute()) + " requests per minute for this " +
+                      (is_console                                      ? "account's web console"
+                       : ctx.principal->kind == Principal::Kind::OAuth ? "user's apps"
+                                                                       : "API key") +
+                      "; retry after " + std::to_string(wait) + " s",
                   {{"retry_after", wait}});
   }
   // The console's endpoints (api/dashboard/): its own sign-in only, so an

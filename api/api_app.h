@@ -68,6 +68,8 @@ class ApiApp {
   Router router_;
   Router stream_router_;                             // patterns of streamed routes; handlers unused
   std::map<std::string, StreamPrecheck> prechecks_;  // by "METHOD pattern"
+  // The web console's tokens' own budget (Principal::rate_bucket "console:").
+  RateLimiter console_limiter_;
   // Long requests (Route::long_running) running per account.
   InFlight long_requests_;
   ThreadPool workers_;

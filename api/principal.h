@@ -37,9 +37,12 @@ struct Principal {
   std::string digest;
 
   // The bucket the shared rate limiter counts against: the key, or for OAuth
-  // the user, so all of a person's apps share one allowance (spec, Limits).
+  // the user, so all of a person's apps share one allowance (spec, Limits);
+  // the web console's sign-in has a bucket (and a budget) of its own per
+  // account (domain/limits.h kConsoleRequestsPerMinute).
   std::string rate_bucket() const {
-    return kind == Kind::ApiKey ? "key:" + std::to_string(*key_id) : "user:" + std::to_string(account_id);
+    if (kind == Kind::ApiKey) return "key:" + std::to_string(*key_id);
+    return (first_party ? "console:" : "user:") + std::to_string(account_id);
   }
   // The identity of idempotency cache entries (spec: the API key, or user plus
   // OAuth client).

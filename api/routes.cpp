@@ -1,6 +1,7 @@
 // Every endpoint the server serves. The OpenAPI document must list exactly
 // these (tests/e2e/openapi.test.mjs checks both directions).
 #include "api/api_app.h"
+#include "api/console/console.h"
 #include "api/dashboard/dashboard.h"
 #include "api/handlers/handlers.h"
 #include "api/media/handlers.h"
@@ -193,6 +194,13 @@ void register_routes(ApiApp& app) {
   // ?client_id=: a metadata-document client's id is a URL, which a path segment cannot carry.
   console("DELETE", "/dashboard/api/v1/connected-apps", dashboard::ConnectedAppsHandler::disconnect);
   console("GET", "/dashboard/api/v1/usage", dashboard::UsageHandler::get);
+  console("POST", "/dashboard/api/v1/keys/{id}/webhook/test", dashboard::KeyWebhookHandler::test);
+  console("GET", "/dashboard/api/v1/keys/{id}/webhook/deliveries", dashboard::KeyWebhookHandler::deliveries);
+  // The web console itself (api/console/): its pages, hashed assets and
+  // sign-in configuration, public; each response carries its CSP.
+  for (const char* page : console::kPages) pub("GET", page, console::ConsolePageHandler::handle);
+  pub("GET", "/app/assets/{name}", console::ConsoleAssetHandler::handle);
+  pub("GET", "/app/config.json", console::ConsoleConfigHandler::handle);
 }
 
 }  // namespace scribe::api

@@ -62,6 +62,9 @@ std::string retry_text(const webhook::RetryPolicy& p) {
   return join(items, ",");
 }
 
+constexpr const char* kDefaultSupportText =
+    "For help with this service, contact the people who run this deployment of it.";
+
 std::vector<SettingSpec> make_specs() {
   const workers::WorkerOptions worker;
   const workers::DispatcherOptions webhooks;
@@ -119,6 +122,21 @@ std::vector<SettingSpec> make_specs() {
   t.push_back({"SCRIBE_RATE_LIMIT_PER_MINUTE", "rate-limit", "server", "requests per minute per API key",
                between(1, 100'000'000), std::to_string(limits::kRequestsPerMinute), false,
                integer(1, 100'000'000, [](Settings& s, int v) { s.server.rate_limit_per_minute = v; })});
+  t.push_back({"SCRIBE_CONSOLE_RATE_LIMIT_PER_MINUTE", "console-rate-limit", "server",
+               "requests per minute of the web console's sign-in, per account (a budget apart from API keys and "
+               "other apps)",
+               between(1, 100'000'000), std::to_string(limits::kConsoleRequestsPerMinute), false,
+               integer(1, 100'000'000, [](Settings& s, int v) { s.server.console_rate_limit_per_minute = v; })});
+  t.push_back({"SCRIBE_CONSOLE_DIR", "console-dir", "server",
+               "the web console's build (index.html and assets/, what console/build.mjs writes), served at /app; "
+               "without index.html there, /app answers 503 saying how to build it",
+               "a folder path", "<source tree>/console/dist", false,
+               text([](Settings& s, const std::string& v) { s.server.console_dir = v; })});
+  t.push_back({"SCRIBE_SUPPORT_TEXT", "support-text", "server",
+               "what the web console's support page (/app/support, GET /me links.support) says about where help is "
+               "for this deployment",
+               "text", kDefaultSupportText, false,
+               text([](Settings& s, const std::string& v) { s.server.support_text = v; })});
   t.push_back({"SCRIBE_LOG_LEVEL", "log-level", "server", "least severe log level written",
                "debug, info, warn or error", "info", false, [](Settings& s, const std::string& v) {
                  if (v != "debug" && v != "info" && v != "warn" && v != "error")
@@ -360,6 +378,8 @@ std::vector<SettingSpec> make_specs() {
 
 // Values that depend on others once every source is applied.
 void derive(Settings& s) {
+  // The build beside the sources this binary was compiled from (CMakeLists.txt).
+  if (s.server.console_dir.empty()) s.server.console_dir = SCRIBE_SOURCE_CONSOLE_DIR;
   if (!s.server.public_url_given)
     s.server.public_url = "http://" + s.server.listen_host + ":" + std::to_string(s.server.listen_port);
   if (s.object_store_dir.empty()) s.object_store_dir = (std::filesystem::path(s.data_dir) / "objects").string();
@@ -375,6 +395,7 @@ void derive(Settings& s) {
 std::string derived_text(const std::string& name, const Settings& s) {
   if (name == "SCRIBE_PUBLIC_URL") return s.server.public_url;
   if (name == "SCRIBE_OBJECT_STORE_DIR") return s.object_store_dir;
+  if (name == "SCRIBE_CONSOLE_DIR") return s.server.console_dir;
   if (name == "SCRIBE_WORK_DIR") return s.work_dir;
   if (name == "SCRIBE_POCKETSPHINX_LM") return s.pocketsphinx.language_model_path();
   if (name == "SCRIBE_POCKETSPHINX_VTLN") return s.pocketsphinx.vtln ? "1" : "0";

@@ -43,6 +43,10 @@ TEST(Settings, DefaultsAreTheComponentsOwn) {
   const Settings& s = l.settings;
   EXPECT_EQ(s.server.listen_port, 8080);
   EXPECT_EQ(s.server.rate_limit_per_minute, limits::kRequestsPerMinute);
+  EXPECT_EQ(s.server.console_rate_limit_per_minute, limits::kConsoleRequestsPerMinute);
+  // The web console's build beside the sources this binary came from.
+  EXPECT_TRUE(s.server.console_dir.ends_with("/console/dist")) << s.server.console_dir;
+  EXPECT_FALSE(s.server.support_text.empty());
   EXPECT_EQ(s.server.public_url, "http://127.0.0.1:8080");
   EXPECT_FALSE(s.server.public_url_given);
   EXPECT_EQ(s.object_store_dir, "data/objects");
@@ -156,6 +160,9 @@ TEST(Settings, EveryRefusalNamesTheSettingTheValueAndWhatIsAllowed) {
       {"SCRIBE_IO_THREADS", "0"},
       {"SCRIBE_DB_POOL", "1e3"},
       {"SCRIBE_RATE_LIMIT_PER_MINUTE", "0"},
+      {"SCRIBE_CONSOLE_RATE_LIMIT_PER_MINUTE", "0"},
+      {"SCRIBE_CONSOLE_DIR", ""},
+      {"SCRIBE_SUPPORT_TEXT", ""},
       {"SCRIBE_LOG_LEVEL", "loud"},
       {"SCRIBE_METRICS_ADDR", "9464"},
       {"SCRIBE_HOUSEKEEPING_SECONDS", "-1"},

@@ -55,6 +55,12 @@ struct Config {
   // GET .../media: how long its signed links last (domain/limits.h's
   // kMediaLinkTtlSeconds unless a test shortens it).
   int media_link_ttl_seconds = 3600;
+  // The web console (api/console/): the folder its build wrote (index.html
+  // and assets/), what its support page says, and the request budget of its
+  // sign-in's tokens (apart from API keys and other apps).
+  std::string console_dir;
+  std::string support_text;
+  int console_rate_limit_per_minute = 1;
 };
 
 // Value parsers. Each throws std::invalid_argument with what is wrong with the

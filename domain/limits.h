@@ -178,5 +178,17 @@ inline constexpr int kPasswordMinChars = 10;
 inline constexpr int kPasswordMaxBytes = 1024;
 inline constexpr int kPasswordScryptLog2N = 15;
 inline constexpr int kPasswordScryptMinLog2N = 10;  // the test-only setting's floor
+// The web console's request budget (issue 36): requests made with the
+// first-party console's access tokens count against a bucket of their own
+// per account ("console:<account>"), apart from the account's API keys (one
+// bucket each) and its other apps (one bucket per user), so a person's agents
+// and their console never starve each other. GCRA like kRequestsPerMinute,
+// burst of the same size; operators may change it
+// (SCRIBE_CONSOLE_RATE_LIMIT_PER_MINUTE). Sized for a reader opening a
+// 12-hour transcript (about 20 pages of words and 15 of segments at once)
+// beside the library's long-polls.
+inline constexpr int kConsoleRequestsPerMinute = 600;
+// GET /dashboard/api/v1/keys/{id}/webhook/deliveries: the newest this many.
+inline constexpr int kDashboardDeliveriesListed = 20;
 
 }  // namespace scribe::limits

@@ -19,9 +19,11 @@ struct KeysHandler {
   static Response revoke(RequestContext& ctx);  // DELETE keys/{id}
 };
 struct KeyWebhookHandler {
-  static Response get(RequestContext& ctx);     // GET keys/{id}/webhook
-  static Response put(RequestContext& ctx);     // PUT keys/{id}/webhook
-  static Response remove(RequestContext& ctx);  // DELETE keys/{id}/webhook
+  static Response get(RequestContext& ctx);         // GET keys/{id}/webhook
+  static Response put(RequestContext& ctx);         // PUT keys/{id}/webhook
+  static Response remove(RequestContext& ctx);      // DELETE keys/{id}/webhook
+  static Response test(RequestContext& ctx);        // POST keys/{id}/webhook/test
+  static Response deliveries(RequestContext& ctx);  // GET keys/{id}/webhook/deliveries
 };
 struct ConnectedAppsHandler {
   static Response list(RequestContext& ctx);        // GET connected-apps

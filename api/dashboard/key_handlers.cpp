@@ -1,6 +1,6 @@
 // GET/POST /dashboard/api/v1/keys, DELETE .../keys/{id} and the key's
-// webhook at .../keys/{id}/webhook (GET, PUT, DELETE): the console's API-key
-// page. Keys are created and revoked by the account commands `scribe admin
+// webhook at .../keys/{id}/webhook (GET, PUT, DELETE; POST .../test, GET
+// .../deliveries): the console's API-key page. Keys are created and revoked by the account commands `scribe admin
 // key` uses (domain/account.cpp decides: at most 20 active keys, name
 // length, the agent preset's cap and expiry); a key's webhook follows the
 // public API's rules (api/key_webhook.h).
@@ -12,11 +12,15 @@
 //    have to keep the plaintext, and the console shows it once anyway.
 //  - A key of another account is 404 not_found, like one that does not exist;
 //    so is PUT on a revoked key's webhook.
+//  - .../webhook/deliveries lists the newest 20 deliveries to the key's
+//    webhooks, the replaced ones' included; a test just requested appears
+//    once the outbox projection has queued it (asynchronous, under a second).
 #include "api/dashboard/dashboard.h"
 #include "api/key_webhook.h"
 #include "api/params.h"
 #include "api/services.h"
 #include "commands/account_commands.h"
+#include "commands/webhook_commands.h"
 #include "common/db.h"
 #include "common/error.h"
 #include "common/sql_time.h"
@@ -34,6 +38,16 @@ const db::Statement kKeys{"dashboard.keys",
                           "from api_keys k left join key_monthly_spend s on s.key_id = k.id "
                           "and s.month = date_trunc('month', now() at time zone 'UTC')::date "
                           "where k.account_id = $1 and ($2::bigint is null or k.id = $2) order by k.id"};
+// The deliveries to the key's webhooks (the current one and any it had
+// before), newest first: what the outbox queued and what the dispatcher made
+// of it (webhook_outbox_by_webhook, migration 065).
+const db::Statement kDeliveries{
+    "dashboard.key_webhook_deliveries",
+    "select o.id, o.event, d.status, d.attempts, d.last_status, " SCRIBE_SQL_ISO_MS("o.created_at") ", "
+    SCRIBE_SQL_ISO_MS("d.delivered_at")
+    " from webhook_outbox o join webhook_deliveries d on d.delivery_id = o.id "
+    "where o.webhook_id in (select w.id from webhooks w where w.key_id = $1 and w.account_id = $2) "
+    "order by o.id desc limit $3"};
 const db::Statement kOwnKey{"dashboard.own_key",
                             "select revoked_at is not null from api_keys where id = $1 and account_id = $2"};
 
@@ -124,6 +138,32 @@ Response KeyWebhookHandler::remove(RequestContext& ctx) {
   own_key_revoked(ctx, id);
   revoke_key_webhook(ctx, id);
   return Response::json(200, {{"revoked", true}});
+}
+
+Response KeyWebhookHandler::test(RequestContext& ctx) {
+  const int64_t id = ctx.id_param("id", "API key");
+  own_key_revoked(ctx, id);
+  // As POST /api/v1/webhooks/test does for the caller's key: 404 without a webhook.
+  auto delivery =
+      commands::request_webhook_test(ctx.services.store, ctx.db(), ctx.caller().account_id, id, meta_of(ctx));
+  return Response::json(202, {{"delivery_id", delivery}, {"enqueued", true}});
+}
+
+Response KeyWebhookHandler::deliveries(RequestContext& ctx) {
+  const int64_t id = ctx.id_param("id", "API key");
+  own_key_revoked(ctx, id);
+  pqxx::nontransaction txn(ctx.db());
+  Json out = Json::array();
+  for (const auto& r :
+       txn.exec_prepared(kDeliveries.name, id, ctx.caller().account_id, limits::kDashboardDeliveriesListed))
+    out.push_back({{"id", r[0].as<int64_t>()},
+                   {"event", r[1].c_str()},
+                   {"status", r[2].c_str()},
+                   {"attempts", r[3].as<int>()},
+                   {"last_status_code", r[4].is_null() ? Json(nullptr) : Json(r[4].as<int>())},
+                   {"created_at", r[5].c_str()},
+                   {"delivered_at", text_or_null(r[6])}});
+  return Response::json(200, {{"deliveries", out}});
 }
 
 }  // namespace scribe::api::dashboard

@@ -75,12 +75,13 @@ Response MeHandler::handle(RequestContext& ctx) {
        {{"max_file_minutes", pl.max_file_minutes},
         {"max_upload_bytes", limits::kMaxUploadBytes},
         {"max_concurrent_jobs", pl.max_concurrent_jobs ? Json(*pl.max_concurrent_jobs) : Json(nullptr)}}},
+      // The web console's pages (api/console/console.h kPages).
       {"links",
-       {{"dashboard", base + "/dashboard"},
-        {"api_keys", base + "/dashboard/api-keys"},
-        {"billing", base + "/dashboard/billing"},
-        {"docs", base + "/api/v1/openapi.yaml"},
-        {"support", base + "/support"}}},
+       {{"dashboard", base + "/app"},
+        {"api_keys", base + "/app/account/keys"},
+        {"billing", base + "/app/account/billing"},
+        {"docs", base + "/app/docs"},
+        {"support", base + "/app/support"}}},
   };
   if (p.kind == Principal::Kind::ApiKey) {
     Json block = {{"id", *p.key_id},

@@ -414,3 +414,22 @@ export async function approve(authorizeUrl, options = {}) {
   }
   return result;
 }
+
+// ---------------------------------------------------------------------------
+// The web console's sign-in (the built-in first-party client scribe-console,
+// no consent page): authorization code + PKCE as the console's auth.js does,
+// through the real sign-in form. Returns the token response
+// ({access_token, refresh_token, ...}).
+export async function consoleTokens(base, user) {
+  const { verifier, challenge } = pkce();
+  const redirectUri = `${base}/app/callback`;
+  const url = new URL(`${base}/oauth/authorize`);
+  for (const [k, v] of Object.entries({ response_type: 'code', client_id: 'scribe-console', redirect_uri: redirectUri,
+    code_challenge: challenge, code_challenge_method: 'S256', state: randomBytes(8).toString('hex'), resource: base }))
+    url.searchParams.set(k, v);
+  const { code } = await approve(url, { email: user.email, password: user.password });
+  const res = await postForm(`${base}/oauth/token`, { grant_type: 'authorization_code', code, redirect_uri: redirectUri,
+    client_id: 'scribe-console', code_verifier: verifier, resource: base });
+  if (res.status !== 200) throw new Error(`console token: ${res.status} ${res.text}`);
+  return res.json;
+}
