@@ -231,6 +231,8 @@ test('a cue edited and a speaker renamed are saved as a revision; the SRT (mater
   excused.add(seen);
   await page.getByRole('button', { name: 'Discard them and load revision 2' }).click();
   await page.getByText('Showing revision 2.').waitFor();
+  // Its cues are the recognized segments: their words keep the recognizer's timing.
+  await page.locator(`.transcript .word[data-ms="${words[1].start_ms}"]`).waitFor();
   assert.equal(await page.locator('.seg-text', { hasText: 'An edit that loses the race' }).count(), 0);
   assert.equal((await api(`/transcriptions/${id}/revisions/latest`, { method: 'DELETE' })).status, 200);
   await page.close();

@@ -3,7 +3,7 @@
 // charge is quoted (GET /clips/quote) before anything is held; the render is
 // followed with GET /clips/{id}?wait=45 (a long-poll, no polling loop), and
 // the finished clip plays here.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, qs } from '../api.js';
 import { ErrorNote, Status, formatUsd, formatDate } from '../ui.jsx';
 
@@ -60,10 +60,14 @@ export function Clips({ id, clock }) {
     return () => clearTimeout(t);
   }, [form.start, form.end, form.aspect, form.style, form.output]);
 
+  // Long-polls stop when the page goes away.
+  const live = useRef(true);
+  useEffect(() => () => (live.current = false), []);
+
   const follow = async (clip) => {
     let c = clip;
     setRendering(Date.now());
-    while (c.status !== 'completed' && c.status !== 'failed') {
+    while (live.current && c.status !== 'completed' && c.status !== 'failed') {
       setNote(`Rendering clip ${c.id} (${c.status})…`);
       c = await api(`${base}/${c.id}?wait=45`);
       setClips((list) => list.map((x) => (x.id === c.id ? c : x)));

@@ -6,8 +6,10 @@
 //   page that holds a segment's words is guessed from its time (words are
 //   spread over the recording) and corrected by stepping to a neighbour;
 // - when a revision exists (or while editing), the rows are its cues, all in
-//   memory (a revision is one document); their words carry no recognizer
-//   timing, so a word's moment is interpolated within its cue.
+//   memory (a revision is one document). A cue whose words are the
+//   recognized words of its time range (an unedited or only split, merged,
+//   retimed or reassigned one) gets their timing; an edited cue's words have
+//   none, so their moments are spread evenly over the cue.
 // The store notifies its listeners after every arrival; rows read it with
 // row(i) and tokens(i).
 import { api, qs } from '../api.js';
@@ -24,7 +26,8 @@ export function createStore(id, { durationMs = 0 } = {}) {
     rows: [], // sparse in recognized mode
     pages: new Map(), // segment page index -> promise
     words: new Map(), // segment id -> words[]
-    wordPages: new Map(), // word offset -> promise of {first, last, hasMore, count}
+    wordPages: new Map(), // word offset -> promise of {first, last, hasMore}
+    wordRuns: [], // the loaded pages' words, each run sorted by time
     wordCount: null,
     wordsAvailable: true,
     durationMs,
@@ -81,10 +84,9 @@ export function createStore(id, { durationMs = 0 } = {}) {
           if (!list.some((x) => x.word_index === w.word_index)) list.push(w);
         }
         for (const list of s.words.values()) list.sort((a, b) => a.word_index - b.word_index);
+        if (words.length) s.wordRuns.push(words);
         notify();
-        return words.length
-          ? { first: words[0].start_ms, last: words[words.length - 1].start_ms, lastSegment: words[words.length - 1].segment_id, hasMore: r.has_more }
-          : null;
+        return words.length ? { first: words[0].start_ms, last: words[words.length - 1].start_ms, hasMore: r.has_more } : null;
       });
       promise.catch(() => s.wordPages.delete(offset));
       s.wordPages.set(offset, promise);
@@ -92,10 +94,11 @@ export function createStore(id, { durationMs = 0 } = {}) {
     return s.wordPages.get(offset);
   }
 
-  const done = new Set(); // segment ids whose words were looked for
+  const done = new Set(); // time ranges whose words were looked for
   async function wordsFor(row) {
-    if (s.mode !== 'recognized' || !s.wordsAvailable || done.has(row.id)) return;
-    done.add(row.id);
+    const range = `${row.start_ms}-${row.end_ms}`;
+    if (!s.wordsAvailable || done.has(range)) return;
+    done.add(range);
     if (s.wordCount === null) await loadWordPage(0);
     if (!s.wordsAvailable || !s.wordCount) return;
     const pagesTotal = Math.ceil(s.wordCount / WORD_PAGE);
@@ -107,9 +110,21 @@ export function createStore(id, { durationMs = 0 } = {}) {
       const page = await loadWordPage(p * WORD_PAGE);
       if (!page) return;
       if (row.start_ms < page.first && p > 0 && !seen.has(p - 1)) p -= 1;
-      else if ((row.start_ms > page.last || page.lastSegment === row.id) && page.hasMore) p += 1;
+      else if (row.end_ms > page.last && page.hasMore && !seen.has(p + 1)) p += 1;
       else return;
     }
+  }
+
+  // The recognized words of a cue's time range, when they are its words.
+  const plain = (t) => t.toLowerCase().replace(/[^\p{L}\p{N}\s]+/gu, '').split(/\s+/).filter(Boolean).join(' ');
+  function recognizedWords(r) {
+    const ws = [];
+    for (const run of s.wordRuns) {
+      if (!run.length || run[run.length - 1].start_ms < r.start_ms || run[0].start_ms >= r.end_ms) continue;
+      for (const w of run) if (w.start_ms >= r.start_ms && w.start_ms < r.end_ms) ws.push(w);
+    }
+    ws.sort((a, b) => a.start_ms - b.start_ms || a.word_index - b.word_index);
+    return ws.length && plain(ws.map((w) => w.text + (w.punctuation || '')).join(' ')) === plain(r.text || '') ? ws : null;
   }
 
   const api_ = {
@@ -126,15 +141,14 @@ export function createStore(id, { durationMs = 0 } = {}) {
     // Rows [from, to) are near the viewport: fetch their segments and, for
     // the rows on screen, their words.
     ensure(from, to, onScreen = [from, to]) {
-      if (s.mode === 'recognized') {
+      if (s.mode === 'recognized')
         for (let p = Math.floor(from / SEGMENT_PAGE); p <= Math.floor(Math.max(from, to - 1) / SEGMENT_PAGE); p++) loadPage(p);
-        (async () => {
-          for (let i = onScreen[0]; i < onScreen[1]; i++) {
-            const r = s.rows[i];
-            if (r) await wordsFor(r).catch(() => {});
-          }
-        })();
-      }
+      (async () => {
+        for (let i = onScreen[0]; i < onScreen[1]; i++) {
+          const r = s.rows[i];
+          if (r) await wordsFor(r).catch(() => {});
+        }
+      })();
     },
     row: (i) => s.rows[i],
     // The words of row i: recognized words when loaded, else the text's words
@@ -142,7 +156,7 @@ export function createStore(id, { durationMs = 0 } = {}) {
     tokens(i) {
       const r = s.rows[i];
       if (!r) return [];
-      const ws = s.mode === 'recognized' ? s.words.get(r.id) : null;
+      const ws = s.mode === 'recognized' ? s.words.get(r.id) : recognizedWords(r);
       if (ws && ws.length)
         return ws.map((w) => ({ text: w.text + (w.punctuation || ''), start_ms: w.start_ms, end_ms: w.end_ms }));
       const parts = (r.text || '').split(/\s+/).filter(Boolean);
