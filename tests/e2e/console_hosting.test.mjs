@@ -4,7 +4,7 @@
 // do not depend on console/ being built), the security headers on every /app
 // response, no way out of assets/, the 503 page when nothing is built, GET
 // /me's links to the pages, the console's own request budget apart from API
-// keys, and the dashboard's webhook test and deliveries for a key.
+// keys and other apps, and the dashboard's webhook test and deliveries for a key.
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer, curl, envelope, newKey, rawHttp } from './harness.mjs';
-import { consoleTokens, newUser } from './oauth_helpers.mjs';
+import { approve, consoleTokens, newUser, pkce, postForm } from './oauth_helpers.mjs';
 import { selfSignedCertificate, startReceiver } from './webhook_receiver.mjs';
 
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
@@ -216,7 +216,37 @@ test('the console has a request budget of its own: it and the API keys never spe
   // The budget is the account's console's, not the token's: a second sign-in shares it.
   const { access_token: consoleB2 } = await consoleTokens(tight.url, b);
   envelope(assert, await curl(`${tight.url}/api/v1/me`, { key: consoleB2 }), 429, 'rate_limited');
+
+  // Another app the person connected spends the apps' bucket (5), not the console's.
+  const c = newUser(USER);
+  const appToken = await thirdPartyToken(tight.url, c);
+  assert.deepEqual(statuses(await meTimes(tight, appToken, 5)), Array(5).fill(200));
+  assert.match(envelope(assert, await curl(`${tight.url}/api/v1/me`, { key: appToken }), 429, 'rate_limited').message,
+    /user's apps/);
+  const { access_token: consoleC } = await consoleTokens(tight.url, c);
+  assert.deepEqual(statuses(await meTimes(tight, consoleC, 8)), Array(8).fill(200));
 });
+
+// An access token of a third-party app (registered with RFC 7591, approved on
+// the consent page) for `user`.
+async function thirdPartyToken(base, user) {
+  const redirectUri = 'http://127.0.0.1:9/callback';
+  const reg = await fetch(`${base}/oauth/register`, { method: 'POST', headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ client_name: 'an agent', redirect_uris: [redirectUri], token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], application_type: 'native' }) });
+  const { client_id: clientId } = await reg.json();
+  assert.equal(reg.status, 201);
+  const { verifier, challenge } = pkce();
+  const url = new URL(`${base}/oauth/authorize`);
+  for (const [k, v] of Object.entries({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri,
+    code_challenge: challenge, code_challenge_method: 'S256', state: 'x', resource: base }))
+    url.searchParams.set(k, v);
+  const { code } = await approve(url, { email: user.email, password: user.password });
+  const res = await postForm(`${base}/oauth/token`, { grant_type: 'authorization_code', code, redirect_uri: redirectUri,
+    client_id: clientId, code_verifier: verifier, resource: base });
+  assert.equal(res.status, 200, res.text);
+  return res.json.access_token;
+}
 
 test('dashboard: a key\'s webhook test is delivered and listed among its recent deliveries', async () => {
   const user = newUser(USER);
