@@ -135,6 +135,40 @@ test('the deep link seeks to ?t=; playback moves the highlighted word; a word cl
   await page.close();
 });
 
+test('the player fetches a new media link a minute before the old one expires and keeps its place', async () => {
+  const page = await c.newPage({ path: readerPath('?t=4') });
+  // The page's clock is Playwright's from here (the tokens survive the reload).
+  await page.clock.install();
+  const links = [];
+  page.on('response', (r) => {
+    if (r.url().endsWith(`/transcriptions/${id}/media`)) links.push(r.json());
+  });
+  await page.reload();
+  await positionNear(page, 4);
+  assert.equal(links.length, 1);
+  const first = await links[0];
+  const lifetime = Date.parse(first.expires_at) - Date.now();
+  assert.ok(lifetime > 120_000, `the link lives ${lifetime} ms`);
+  const src = await page.locator('audio[aria-label="Recording"]').getAttribute('src');
+  const [renewed] = await Promise.all([
+    page.waitForResponse((r) => r.url().endsWith(`/transcriptions/${id}/media`), { timeout: 10_000 }),
+    page.clock.fastForward(lifetime - 50_000),
+  ]);
+  const next = await renewed.json();
+  assert.ok(Date.parse(next.expires_at) >= Date.parse(first.expires_at));
+  // The new link plays from where the old one was.
+  await page.waitForFunction(
+    (old) => {
+      const el = document.querySelector('audio[aria-label="Recording"]');
+      return el && el.getAttribute('src') !== old && el.readyState >= 1;
+    },
+    next.url === src ? null : src,
+  );
+  await positionNear(page, 4);
+  assert.equal(links.length, 2);
+  await page.close();
+});
+
 test('a cue edited and a speaker renamed are saved as a revision; the SRT (materialized, speaker names) carries both; undo', async () => {
   const page = await c.newPage({ path: readerPath() });
   await page.getByRole('button', { name: 'Edit transcript' }).click();
