@@ -31,15 +31,21 @@ after(async () => {
 });
 
 const me = (key) => curl(`${c.server.url}/api/v1/me`, { key });
+// What the console's pages logged: the sign-in page before them is the
+// authorization server's, whose favicon.ico 404 Chromium logs (not the
+// console's; reported to the lead).
+const problems = () => c.problems().filter((p) => p.startsWith(`${c.server.url}/app`));
 const SIZES = [
   ['', { width: 1280, height: 800 }],
   ['-360', { width: 360, height: 740 }],
 ];
 
-// axe-core and a screenshot of `path` at both sizes, in pages of their own.
-async function checkTab(path, name, ready) {
+// axe-core and a screenshot of `path` at both sizes, on one signed-in page
+// (each sign-in is a password form post, and those are rate-limited).
+async function checkTab(page, path, name, ready) {
   for (const [suffix, viewport] of SIZES) {
-    const page = await c.newPage({ path, viewport });
+    await page.setViewportSize(viewport);
+    await page.goto(`${c.server.url}${path}`);
     await ready(page);
     await c.axe(page, `${name}${suffix}`);
     await c.shot(page, `${name}${suffix}`);
@@ -104,7 +110,7 @@ test('API keys: created with permission, cap and expiry, the plaintext shown onc
   await page.getByRole('heading', { name: /nightly batch revoked/ }).waitFor();
   const after = await me(plaintext);
   assert.equal(after.status, 401, after.body);
-  assert.deepEqual(c.problems(), []);
+  assert.deepEqual(problems(), []);
 });
 
 test("a key's webhook: registered with its secret shown once, a test delivery received signed and listed as delivered", async () => {
@@ -135,7 +141,7 @@ test("a key's webhook: registered with its secret shown once, a test delivery re
   await delivered.getByRole('cell', { name: '200', exact: true }).waitFor(); // the receiver's answer
   await c.axe(page, 'account-keys-webhook');
   await c.shot(page, 'account-keys-webhook');
-  assert.deepEqual(c.problems(), []);
+  assert.deepEqual(problems(), []);
 });
 
 test('connected apps: an app authorized through OAuth is listed; disconnecting it in the page makes its tokens fail', async () => {
@@ -170,19 +176,20 @@ test('connected apps: an app authorized through OAuth is listed; disconnecting i
   const refreshed = await postForm(`${c.server.url}/oauth/token`, { grant_type: 'refresh_token',
     refresh_token: tok.json.refresh_token, client_id: client.client_id });
   assert.equal(refreshed.status, 400, refreshed.text);
-  assert.deepEqual(c.problems(), []);
+  assert.deepEqual(problems(), []);
 });
 
 test('overview, keys, apps, usage and billing pass axe-core and are readable at 1280 and 360 px; billing shows the wallet', async () => {
-  await checkTab('/app/account', 'account-overview', (p) => p.getByText(c.user.email).waitFor());
-  await checkTab('/app/account/keys', 'account-keys', (p) => p.getByRole('button', { name: 'Create key' }).waitFor());
-  await checkTab('/app/account/apps', 'account-apps', (p) => p.getByText('No apps are connected.').waitFor());
-  await checkTab('/app/account/usage', 'account-usage', (p) => p.getByRole('heading', { name: 'By key' }).waitFor());
-  await checkTab('/app/account/billing', 'account-billing', async (p) => {
+  const page = await c.newPage({ path: '/app/account' });
+  await checkTab(page, '/app/account', 'account-overview', (p) => p.getByText(c.user.email).waitFor());
+  await checkTab(page, '/app/account/keys', 'account-keys', (p) => p.getByRole('button', { name: 'Create key' }).waitFor());
+  await checkTab(page, '/app/account/apps', 'account-apps', (p) => p.getByText('No apps are connected.').waitFor());
+  await checkTab(page, '/app/account/usage', 'account-usage', (p) => p.getByRole('heading', { name: 'By key' }).waitFor());
+  await checkTab(page, '/app/account/billing', 'account-billing', async (p) => {
     await p.getByRole('heading', { name: 'Billing' }).waitFor();
     await p.getByText('Wallet balance').waitFor();
   });
-  const page = await c.newPage({ path: '/app/account/billing' });
+  await page.setViewportSize(SIZES[0][1]);
   await page.getByText('Wallet balance').waitFor();
   // The first test's transcription (when it ran) waits in the queue with its charge held.
   const m = (await me(c.user.key)).json;
@@ -193,5 +200,5 @@ test('overview, keys, apps, usage and billing pass axe-core and are readable at 
   assert.ok(facts.includes(`Available${usd(m.wallet_available_usd)}`), facts);
   assert.match(facts, /Planfree/);
   assert.equal(await page.getByRole('link', { name: 'Billing' }).getAttribute('aria-current'), 'page');
-  assert.deepEqual(c.problems(), []);
+  assert.deepEqual(problems(), []);
 });
