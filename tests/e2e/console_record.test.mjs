@@ -104,6 +104,42 @@ test('Record streams the fake microphone: partials, a final with the spoken word
   assert.deepEqual(problems().slice(before), []);
 });
 
+test('Record resumes a stream that drops: a fresh ticket, the finals after the last one seen, the same session to the end', async () => {
+  const before = problems().length;
+  admin('realtime', 'grant', '--account', c.user.accountId); // again when run alone
+  const page = await c.newPage({ path: '/app/record' });
+  // Every stream goes through the test (Playwright's WebSocket routing), so
+  // the first one can be cut on both sides as a network drop would.
+  const streams = [];
+  await page.routeWebSocket(/\/api\/v1\/realtime\/ws/, (ws) => {
+    streams.push({ ws, server: ws.connectToServer() });
+  });
+  await page.getByRole('button', { name: 'Start recording' }).click();
+  const finals = page.getByRole('log', { name: 'Transcript' }).getByRole('listitem');
+  await finals.filter({ hasText: WORDS }).first().waitFor({ timeout: 60_000 });
+  const seen = await finals.count();
+  assert.equal(streams.length, 1);
+  streams[0].server.close({ code: 1001, reason: 'test drop' });
+  streams[0].ws.close({ code: 1001, reason: 'test drop' });
+  await page.getByRole('status').filter({ hasText: 'Reconnected: listening again.' }).waitFor({ timeout: 30_000 });
+  assert.equal(streams.length, 2);
+  const resumed = new URL(streams[1].ws.url());
+  assert.equal(resumed.searchParams.get('last_turn_order'), String(seen - 1));
+  assert.notEqual(resumed.searchParams.get('ticket'), new URL(streams[0].ws.url()).searchParams.get('ticket'));
+  // New finals keep coming on the resumed stream, none twice.
+  await page.waitForFunction((n) => document.querySelectorAll('.record-finals li').length > n, seen, { timeout: 60_000 });
+  const texts = await finals.allTextContents();
+  assert.ok(texts.length > seen, texts.join(' | '));
+  await page.getByRole('button', { name: 'Stop recording' }).click();
+  const open = page.getByRole('link', { name: 'Open the transcription' });
+  await open.waitFor({ timeout: 30_000 });
+  const id = /\/app\/transcriptions\/([^/]+)$/.exec(await open.getAttribute('href'))[1];
+  const sessions = await curl(`${c.server.url}/api/v1/transcriptions/${id}`, { key: c.user.key });
+  assert.equal(sessions.status, 200, sessions.body);
+  assert.equal(streams.length, 2, 'one resume, no other connection');
+  assert.deepEqual(problems().slice(before), []);
+});
+
 test('API docs render the OpenAPI document: operations listed, stylesheet linked, no CSP violation', async () => {
   const before = problems().length;
   const page = await c.newPage({ path: '/app/docs' });

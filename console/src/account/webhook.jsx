@@ -111,7 +111,14 @@ export function KeyWebhook({ keyId, keyName, onChange }) {
       setNote('Test delivery queued.');
       setTick((t) => t + 1);
       // The delivery goes out at once; read the list again shortly after.
-      for (const ms of [1000, 3000, 8000]) timers.current.push(setTimeout(() => setTick((t) => t + 1), ms));
+      // (the webhook too: its last success and health change with it).
+      for (const ms of [1000, 3000, 8000])
+        timers.current.push(
+          setTimeout(() => {
+            setTick((t) => t + 1);
+            wh.reload();
+          }, ms),
+        );
     } catch (err) {
       setError(err);
     }

@@ -85,23 +85,29 @@ export default function Record() {
       session = await startSession({
         capMinutes: cap,
         on: {
-          begin: () => {
-            setPhase('live');
-            setNote(`Listening (${l.mic?.label || 'microphone'}). Speak; press Stop when you are done.`);
-            const t0 = Date.now();
-            l.timer = setInterval(() => setElapsed((Date.now() - t0) / 1000), 1000);
+          begin: (b) => {
+            setPhase((p) => (p === 'stopping' ? p : 'live'));
+            setNote(
+              b.resumed
+                ? 'Reconnected: listening again.'
+                : `Listening (${l.mic?.label || 'microphone'}). Speak; press Stop when you are done.`,
+            );
+            if (!l.timer) {
+              const t0 = Date.now();
+              l.timer = setInterval(() => setElapsed((Date.now() - t0) / 1000), 1000);
+            }
           },
+          reconnecting: () => setNote('The connection dropped: reconnecting…'),
           partial: (t) => setPartial(t.transcript),
           final: (t) => {
             setPartial('');
-            if (t.transcript.trim()) setFinals((f) => [...f, { order: t.turn_order, text: t.transcript }]);
+            // After a resume the server sends finals again from the last one seen.
+            if (t.transcript.trim())
+              setFinals((f) => (f.some((x) => x.order === t.turn_order) ? f : [...f, { order: t.turn_order, text: t.transcript }]));
           },
           warning: (w) => setNote(w.message || w.code),
-          error: (e) => {
-            setError(e);
-            release();
-            session?.stop();
-          },
+          // The session has ended itself (or could not be resumed): say why.
+          error: (e) => setError(e),
           ended: (term) => {
             release();
             setPhase('ended');
@@ -175,6 +181,7 @@ export default function Record() {
       <GrantHint error={error} />
       <h2 id="record-transcript-h">Transcript</h2>
       <div class="panel record-live">
+        {!finals.length && !partial && <p class="muted">{phase === 'live' ? 'Listening…' : 'Nothing recorded yet.'}</p>}
         <div role="log" aria-live="polite" aria-labelledby="record-transcript-h">
           <ol class="record-finals">
             {finals.map((f) => (
@@ -182,8 +189,7 @@ export default function Record() {
             ))}
           </ol>
         </div>
-        <p class="record-partial">{partial}</p>
-        {!finals.length && !partial && <p class="muted">{phase === 'live' ? 'Listening…' : 'Nothing recorded yet.'}</p>}
+        {busy && <p class="record-partial">{partial}</p>}
       </div>
       {result && result.transcriptionId && (
         <div class="panel">
