@@ -56,6 +56,8 @@ must "check format" scripts/check_format.sh
 # benchmarks are built by `scripts/build.sh release` with no target).
 test_targets=(scribe unit_tests pg_tests)
 must "build release" scripts/build.sh release scribe
+# The web console the server hosts at /app (skipped when dist/ is up to date).
+must "build console" scripts/console.sh
 # The settings table in docs/ is the one the binary prints from its declaration.
 must "check settings doc" scripts/check_settings_doc.sh build/scribe
 

@@ -1,7 +1,8 @@
 // README's quick start, run verbatim: `bash scripts/run.sh` (the set-up
 // command a new user types) on a private data directory and free ports, then
 // the README's walkthrough block with bash, as a user would paste it, with
-// KEY set to the key run.sh printed.
+// KEY set to the key run.sh printed. And the web console run.sh built and
+// announced: its address answers, and the printed demo password signs in.
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
@@ -10,6 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { consoleTokens } from './oauth_helpers.mjs';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
@@ -45,19 +47,33 @@ test('the README quick start works against the server scripts/run.sh starts', { 
   run.stdout.on('data', (d) => { out += d; });
   run.stderr.on('data', (d) => { err += d; });
   try {
-    let key;
-    for (let i = 0; i < 3000 && !key; i++) {
+    let key, signIn;
+    for (let i = 0; i < 3000 && !(key && signIn); i++) {
       if (run.exitCode !== null) throw new Error(`run.sh exited ${run.exitCode}: ${out}\n${err}`);
       key = out.match(/key_live_[A-Za-z0-9_-]+/)?.[0];
-      if (!key) await sleep(100);
+      signIn = out.match(/web console: (\S+)\n\s*sign in as (\S+) with password (\S+)/);
+      if (!(key && signIn)) await sleep(100);
     }
     assert.ok(key, `run.sh printed no key: ${out}`);
+    assert.ok(signIn, `run.sh printed no console sign-in: ${out}`);
     const api = `http://127.0.0.1:${port}/api/v1`;
     let up = false;
     for (let i = 0; i < 600 && !up; i++) {
       try { up = (await fetch(`http://127.0.0.1:${port}/healthz`)).ok; } catch { await sleep(100); }
     }
     assert.ok(up, `the server did not come up: ${err}`);
+
+    // The console: built by run.sh and served at the printed address; the
+    // printed password signs the demo account in.
+    const [, consoleUrl, email, password] = signIn;
+    assert.equal(consoleUrl, `http://127.0.0.1:${port}/app`);
+    const page = await fetch(consoleUrl);
+    assert.equal(page.status, 200, await page.text());
+    assert.match(await page.text(), /<script type="module" src="\/app\/assets\//);
+    const { access_token: consoleToken } = await consoleTokens(`http://127.0.0.1:${port}`, { email, password });
+    const me = await (await fetch(`${api}/me`, { headers: { Authorization: `Bearer ${consoleToken}` } })).json();
+    assert.equal(me.email, 'demo@scribe.local');
+    assert.equal(me.oauth.client_id, 'scribe-console');
 
     const cwd = mkdtempSync(join(tmpdir(), 'scribe-quickstart-cwd-'));
     const output = execFileSync('bash', ['-euo', 'pipefail', '-c', walkthrough()],
