@@ -68,8 +68,9 @@ test('the README quick start works against the server scripts/run.sh starts', { 
     const [, consoleUrl, email, password] = signIn;
     assert.equal(consoleUrl, `http://127.0.0.1:${port}/app`);
     const page = await fetch(consoleUrl);
-    assert.equal(page.status, 200, await page.text());
-    assert.match(await page.text(), /<script type="module" src="\/app\/assets\//);
+    const html = await page.text();
+    assert.equal(page.status, 200, html);
+    assert.match(html, /<script type="module" src="\/app\/assets\//);
     const { access_token: consoleToken } = await consoleTokens(`http://127.0.0.1:${port}`, { email, password });
     const me = await (await fetch(`${api}/me`, { headers: { Authorization: `Bearer ${consoleToken}` } })).json();
     assert.equal(me.email, 'demo@scribe.local');
