@@ -176,6 +176,7 @@ test('a cue edited and a speaker renamed are saved as a revision; the SRT (mater
   const dialog = page.getByRole('dialog', { name: 'Edit segment' });
   await dialog.getByLabel('Text').fill(EDITED);
   await c.axe(page, 'reader, editing a segment');
+  await c.shot(page, 'reader-edit-segment');
   await dialog.getByRole('button', { name: 'Apply' }).click();
   const label = segments[0].speaker;
   const other = segments.find((s) => s.speaker && s.speaker !== label).speaker;
