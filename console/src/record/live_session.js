@@ -16,9 +16,10 @@ import { api, ApiError } from '../api.js';
 
 const RESUMABLE_CLOSES = new Set([1001, 1006, 1011, 1013, 4008, 4009]);
 const MAX_RESUMES = 3;
-// Kept while reconnecting: at most 8 s of 100 ms frames (the server refuses
-// a client more than 10 s ahead of the clock; the oldest audio goes first).
-const MAX_PENDING = 80;
+// Kept while reconnecting: at most 4 s of 100 ms frames. Sent at once on the
+// new stream they put the client ahead of its clock, which the server warns
+// about past 5 s and refuses past 10 s; the oldest audio goes first.
+const MAX_PENDING = 40;
 
 // The stream's address on this origin (the page's own host: the
 // Content-Security-Policy's connect-src is 'self', and the API's public URL
