@@ -339,6 +339,9 @@ test('pause and resume an upload; drop two files at once; a link priced and star
 
 test('at most three long-polls at once: four transcriptions in progress all reach completed on the page; quotes page with Load more', async () => {
   const short = dialogue([{ voice: 'awb', text: 'The little shop on the corner opens at nine.' }], 'library-short');
+  // Signed in first, so the page loads right after the four are created (before they finish).
+  const page = await c.newPage();
+  const seen = c.problems().length;
   const ids = [];
   for (let i = 0; i < 4; i++) {
     const res = await curl(`${c.server.url}/api/v1/transcriptions`, {
@@ -349,8 +352,6 @@ test('at most three long-polls at once: four transcriptions in progress all reac
     assert.equal(res.status, 202, res.body);
     ids.push(res.json.id);
   }
-  const page = await c.newPage({ path: '/app?status=active' });
-  const seen = c.problems().length;
   let open = 0;
   let most = 0;
   const isWait = (r) => /\/api\/v1\/transcriptions\/\d+\/wait/.test(r.url());
@@ -362,6 +363,7 @@ test('at most three long-polls at once: four transcriptions in progress all reac
   };
   page.on('requestfinished', closed);
   page.on('requestfailed', closed);
+  await page.goto(`${c.server.url}/app?status=active`);
   const rows = page.getByRole('list', { name: 'Transcriptions' }).getByRole('listitem');
   await page.getByLabel('Status').selectOption('completed');
   for (const id of ids) {
