@@ -12,10 +12,10 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { startConsole } from './console_browser.mjs';
 import { curl } from './harness.mjs';
-import { dialogue, startMediaServer } from './media.mjs';
+import { convert, dialogue, startMediaServer } from './media.mjs';
 
 const NAME = 'library-talk.wav';
-let c, media, wav, size, transcriptionId;
+let c, media, wav, avi, size, transcriptionId;
 const NARROW = { width: 360, height: 740 };
 const WIDE = { width: 1280, height: 800 };
 
@@ -29,6 +29,7 @@ before(async () => {
     'library-talk',
   );
   size = statSync(wav).size;
+  avi = convert(wav, 'library-talk.avi');
   media = await startMediaServer();
   // Loopback links are admitted for the link source (the media server above).
   c = await startConsole({ workers: true, extraEnv: { SCRIBE_ALLOW_PRIVATE_URLS: '1' } });
@@ -317,6 +318,15 @@ test('pause and resume an upload; drop two files at once; a link priced and star
     await page.getByRole('button', { name: `Remove ${name}` }).click();
     await item(name).waitFor({ state: 'detached' });
   }
+
+  // A file this browser cannot read the length of (AVI): the person types it,
+  // then the quote (the server measures the stored file for the price).
+  await page.getByLabel('Audio or video files').setInputFiles(avi);
+  const length = item('library-talk.avi').getByLabel(/Length in minutes/);
+  await length.waitFor({ timeout: 60_000 });
+  await length.fill('1.5');
+  await item('library-talk.avi').getByRole('definition').filter({ hasText: /^\$0\.\d+$/ }).waitFor();
+  await page.getByRole('button', { name: 'Remove library-talk.avi' }).click();
 
   // A link: priced by the server's probe, then started; its row completes.
   const link = media.url(wav);
