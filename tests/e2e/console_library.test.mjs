@@ -301,6 +301,20 @@ test('pause and resume an upload; drop two files at once; a link priced and star
   await item('pause-me.wav').getByText(/Uploaded · 100%/).waitFor();
   assert.equal(patches[beforeResume].offset, atPause, 'resumed at the server offset');
 
+  // Removing an unfinished upload ends it on the server (tus termination) and forgets it here.
+  const heldAgain = new Promise((resolve) => {
+    hold = { at: patches.length + 2, resolve };
+  });
+  await page.getByLabel('Audio or video files').setInputFiles({ name: 'remove-me.wav', mimeType: 'audio/wav', buffer: bytes });
+  const removing = await heldAgain;
+  const removedUrl = removing.request().url();
+  await page.getByRole('button', { name: 'Remove remove-me.wav' }).click();
+  await item('remove-me.wav').waitFor({ state: 'detached' });
+  await removing.abort('aborted').catch(() => {});
+  await page.waitForFunction(() => !Object.keys(localStorage).some((k) => k.includes('remove-me.wav')));
+  const gone = await curl(removedUrl, { method: 'HEAD', headers: TUS, rawArgs: ['-I'] });
+  assert.equal(gone.status, 404);
+
   // Two files dropped at once: each its own progress bar, upload and quote.
   const drop = await page.evaluateHandle((b64) => {
     const raw = Uint8Array.from(atob(b64), (ch) => ch.charCodeAt(0));

@@ -153,6 +153,7 @@ async function prepare(item) {
       upload.resumeFromPreviousUpload(previous[0]);
       item.resumedFrom = previous[0].creationTime || true;
     }
+    if (!items.includes(item)) return; // removed while preparing
     if (item.state === 'paused') return changed(); // paused while preparing
     changed(item, { state: 'uploading' });
     upload.start();
@@ -199,7 +200,9 @@ export function resume(item) {
 }
 
 export function remove(item) {
-  if (item.upload && item.state !== 'uploaded' && item.state !== 'started') item.upload.abort(false);
+  // An unfinished upload is terminated (tus DELETE), which also forgets its
+  // stored URL; a finished one stays for the server's housekeeping.
+  if (item.upload && item.state !== 'uploaded' && item.state !== 'started') item.upload.abort(true).catch(() => {});
   const i = items.indexOf(item);
   if (i >= 0) items.splice(i, 1);
   changed();
