@@ -53,7 +53,7 @@ function Wallet({ me, error }) {
       </div>
       <div>
         <dt>Held for running jobs</dt>
-        <dd>{formatUsd(me.wallet_held_usd ?? 0)}</dd>
+        <dd>{formatCharge(me.wallet_held_usd ?? 0)}</dd>
       </div>
       <div>
         <dt>Plan</dt>
