@@ -35,11 +35,13 @@ Response page(int status, std::string_view title, std::string_view body_html, st
       "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
       html_escape(title) +
-      "</title>\n<link rel=\"stylesheet\" href=\"/oauth/static/oauth.css\">\n</head>\n<body>\n<main>\n" +
+      "</title>\n<link rel=\"stylesheet\" href=\"/oauth/static/oauth.css\">\n"
+      // No icon to fetch: a browser otherwise asks for /favicon.ico, a 404.
+      "<link rel=\"icon\" href=\"data:,\">\n</head>\n<body>\n<main>\n" +
       std::string(body_html) + "\n</main>\n</body>\n</html>\n";
   std::string form_sources = "'self'";
   if (!form_action.empty()) form_sources += " " + std::string(form_action);
-  r.set_header("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self'; form-action " +
+  r.set_header("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action " +
                                               form_sources + "; frame-ancestors 'none'; base-uri 'none'");
   r.set_header("X-Frame-Options", "DENY");
   r.set_header("Cache-Control", "no-store");

@@ -16,7 +16,7 @@ inline constexpr std::string_view kSessionCookie = "scribe_oauth_session";
 inline constexpr std::string_view kCsrfCookie = "scribe_oauth_csrf";
 
 // A page with the headers every page carries:
-//   Content-Security-Policy: default-src 'none'; style-src 'self'; img-src 'self';
+//   Content-Security-Policy: default-src 'none'; style-src 'self'; img-src 'self' data:;
 //     form-action 'self' <form_action>; frame-ancestors 'none'; base-uri 'none'
 //   X-Frame-Options: DENY, Cache-Control: no-store, Referrer-Policy: no-referrer,
 //   X-Content-Type-Options: nosniff.

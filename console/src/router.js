@@ -48,6 +48,8 @@ document.addEventListener('click', (e) => {
   if (!a || a.target || a.hasAttribute('download')) return;
   const url = new URL(a.href, location.href);
   if (url.origin !== location.origin || !url.pathname.startsWith('/app') || !match(url.pathname)) return;
+  // A link within this page (the skip link's #main) is the browser's to follow.
+  if (url.hash && url.pathname === location.pathname && url.search === location.search) return;
   e.preventDefault();
   navigate(url.pathname + url.search + url.hash);
 });

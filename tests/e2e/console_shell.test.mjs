@@ -112,6 +112,9 @@ test('every link of GET /me opens a real console page', async () => {
 
 test('keyboard: the first Tab reaches "Skip to content", which moves focus to the page; 360 px wide has no sideways scroll', async () => {
   const page = await c.newPage({ viewport: { width: 360, height: 740 } });
+  // A fresh load (after the sign-in's own navigation, focus is on the page).
+  await page.reload();
+  await page.getByRole('heading', { level: 1 }).waitFor();
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement.textContent.trim()), 'Skip to content');
   await page.keyboard.press('Enter');
@@ -120,5 +123,6 @@ test('keyboard: the first Tab reaches "Skip to content", which moves focus to th
   const overflow = await page.evaluate(() => document.scrollingElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the library is ${overflow} px wider than 360 px`);
   await c.shot(page, 'library-360');
-  assert.deepEqual(c.problems(), []);
+  // The 404 test above logs its own purposeful 404.
+  assert.deepEqual(c.problems().filter((p) => !p.includes('/app/no-such-page')), []);
 });
