@@ -89,7 +89,8 @@ test('sign-out revokes the grant: its refresh token no longer works', async () =
 });
 
 test('a forged callback (unknown state) is refused with a way to sign in again, and redeems nothing', async () => {
-  const page = await c.newPage({ signIn: false });
+  // A public page first (/app itself would be on its way to the sign-in page).
+  const page = await c.newPage({ signIn: false, path: '/app/support' });
   await page.goto(`${c.server.url}/app/callback?code=forged&state=forged&iss=${encodeURIComponent(c.server.url)}`);
   await page.getByRole('heading', { name: 'Sign-in did not complete' }).waitFor();
   await page.getByRole('button', { name: 'Sign in again' }).waitFor();
