@@ -185,7 +185,8 @@ test('upload with tus through the file input, resumed after a reload and after t
   const status = page.getByLabel('Status');
   await status.selectOption('failed');
   await row.waitFor({ state: 'detached' });
-  assert.equal(new URL(page.url()).searchParams.get('status'), 'failed');
+  // The URL follows in an effect after the render (history.replaceState).
+  await page.waitForURL((u) => u.searchParams.get('status') === 'failed');
   await status.selectOption('completed');
   await row.waitFor();
   await page.getByLabel('Title contains').fill('no such title');

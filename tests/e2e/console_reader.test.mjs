@@ -141,12 +141,16 @@ test('the player fetches a new media link a minute before the old one expires an
   await page.clock.install();
   const links = [];
   page.on('response', (r) => {
-    if (r.url().endsWith(`/transcriptions/${id}/media`)) links.push(r.json());
+    // Links of this load only (a body of the page before the reload is gone);
+    // a 409 while the machine is busy is waited out and asked again.
+    if (r.url().endsWith(`/transcriptions/${id}/media`) && r.status() === 200) links.push(r.json().catch(() => null));
   });
   await page.reload();
   await positionNear(page, 4);
-  assert.equal(links.length, 1);
-  const first = await links[0];
+  const loaded = (await Promise.all(links)).filter(Boolean);
+  assert.ok(loaded.length >= 1, 'the player asked for a link');
+  const first = loaded.at(-1);
+  const before = links.length;
   const lifetime = Date.parse(first.expires_at) - Date.now();
   assert.ok(lifetime > 120_000, `the link lives ${lifetime} ms`);
   const src = await page.locator('audio[aria-label="Recording"]').getAttribute('src');
@@ -165,7 +169,7 @@ test('the player fetches a new media link a minute before the old one expires an
     next.url === src ? null : src,
   );
   await positionNear(page, 4);
-  assert.equal(links.length, 2);
+  assert.equal(links.length, before + 1, 'one renewal, not a stream of them');
   await page.close();
 });
 
