@@ -163,6 +163,7 @@ TEST(Settings, EveryRefusalNamesTheSettingTheValueAndWhatIsAllowed) {
       {"SCRIBE_CONSOLE_RATE_LIMIT_PER_MINUTE", "0"},
       {"SCRIBE_CONSOLE_DIR", ""},
       {"SCRIBE_SUPPORT_TEXT", ""},
+      {"SCRIBE_MEDIA_LINK_TTL_SECONDS", "0"},
       {"SCRIBE_LOG_LEVEL", "loud"},
       {"SCRIBE_METRICS_ADDR", "9464"},
       {"SCRIBE_HOUSEKEEPING_SECONDS", "-1"},
