@@ -15,10 +15,11 @@
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   startServer, newAccount, newKey, admin, curl, envelope, finished, auditWallet, clipFinished, clipHolds, DB,
+  uploadFile as upload,
 } from './harness.mjs';
 import {
   dialogue, convert, seconds, startMediaServer, videoWithAudio, download, probe, grabFrame, captionRegions,
@@ -70,15 +71,7 @@ const listed = async (who, fx) => {
 };
 const near = (a, b, eps = 1e-9) => Math.abs(a - b) <= eps;
 
-async function uploadFile(key, path, contentType, filename) {
-  const t = await api('/uploads', { method: 'POST', key,
-    body: { filename, content_type: contentType, file_size: statSync(path).size } });
-  assert.equal(t.status, 200, t.body);
-  const up = await curl(t.json.upload_url, { method: 'PUT', headers: { 'Content-Type': contentType },
-    rawArgs: ['--data-binary', `@${path}`] });
-  assert.equal(up.status, 200, up.body);
-  return t.json.upload_id;
-}
+const uploadFile = (key, path, contentType, filename) => upload(server, key, path, contentType, filename);
 
 async function transcribe(who, fx, body) {
   const res = await post('/transcriptions', who.key, body);

@@ -2,7 +2,7 @@
 // against the test database, create accounts and keys with `scribe admin`,
 // and talk HTTP with curl.
 import { spawn, spawnSync, execFileSync, execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, existsSync, writeFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, existsSync, writeFileSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -147,6 +147,18 @@ export function curl(url, { method = 'GET', headers = {}, body, key, rawArgs = [
 }
 
 // Asserts the spec's error envelope and returns error.
+// Uploads a file with a presigned ticket (POST /api/v1/uploads, then the PUT
+// it names) and answers its upload_id.
+export async function uploadFile(srv, key, path, contentType, filename) {
+  const t = await curl(`${srv.url}/api/v1/uploads`, { method: 'POST', key,
+    body: { filename, content_type: contentType, file_size: statSync(path).size } });
+  if (t.status !== 200) throw new Error(`POST /api/v1/uploads answered ${t.status}: ${t.body}`);
+  const up = await curl(t.json.upload_url, { method: 'PUT', headers: { 'Content-Type': contentType },
+    rawArgs: ['--data-binary', `@${path}`] });
+  if (up.status !== 200) throw new Error(`the upload's PUT answered ${up.status}: ${up.body}`);
+  return t.json.upload_id;
+}
+
 export function envelope(assert, res, status, code) {
   assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status}: ${res.body}`);
   assert.ok(res.json && res.json.error, `no error envelope: ${res.body}`);

@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startServer, newAccount, newKey, curl, envelope, finished, clipFinished, DB, OBJECTS } from './harness.mjs';
+import { startServer, newAccount, newKey, curl, envelope, finished, clipFinished, DB, OBJECTS, uploadFile as upload } from './harness.mjs';
 import { dialogue, convert, seconds, videoWithAudio, download, probe, startMediaServer, MEDIA_DIR } from './media.mjs';
 
 const psql = (sql) => execFileSync('psql', [DB, '-At', '-c', sql], { encoding: 'utf8' }).trim();
@@ -25,15 +25,7 @@ let talk, talkVideo, longerVideo, aviPath;
 
 const api = (srv, path, opts = {}) => curl(`${srv.url}/api/v1${path}`, opts);
 
-async function uploadFile(key, path, contentType, filename) {
-  const t = await api(server, '/uploads', { method: 'POST', key,
-    body: { filename, content_type: contentType, file_size: statSync(path).size } });
-  assert.equal(t.status, 200, t.body);
-  const up = await curl(t.json.upload_url, { method: 'PUT', headers: { 'Content-Type': contentType },
-    rawArgs: ['--data-binary', `@${path}`] });
-  assert.equal(up.status, 200, up.body);
-  return t.json.upload_id;
-}
+const uploadFile = (key, path, contentType, filename) => upload(server, key, path, contentType, filename);
 
 async function transcribe(fx, path, contentType, filename) {
   fx.path = path;
