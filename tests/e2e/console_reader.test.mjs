@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { startConsole } from './console_browser.mjs';
 import { curl, finished } from './harness.mjs';
-import { dialogue, seconds } from './media.mjs';
+import { dialogue, seconds, silence, videoWithAudio } from './media.mjs';
 
 const EDITED = 'Welcome aboard the blue ferry to the island';
 const NAME = 'Captain Alice';
@@ -25,6 +25,7 @@ let key;
 let id;
 let words; // recognized words (non-empty)
 let segments;
+let wav; // the recording
 const api = (path, opts = {}) => curl(`${c.server.url}/api/v1${path}`, { key, ...opts });
 
 // The player's position in seconds, once it has its metadata.
@@ -50,7 +51,7 @@ const readerPath = (q = '') => `/app/transcriptions/${id}${q}`;
 before(async () => {
   c = await startConsole({ workers: true, launchArgs: ['--autoplay-policy=no-user-gesture-required'] });
   key = c.user.key;
-  const wav = dialogue(
+  wav = dialogue(
     [
       { voice: 'slt', text: 'The harbour opens at six and the ferry leaves at seven every morning.' },
       { voice: 'rms', text: 'Tickets are sold on board, and children under five travel for free.' },
@@ -340,6 +341,35 @@ test('a clip rendered from the selected words plays in the page', async () => {
     const v = document.querySelector('.clips video');
     return v.duration > 1 && v.currentTime > 0.2;
   });
+  await page.close();
+});
+
+test('the original video is added in the page: one of another length is refused in the API\'s words, the right one puts a video in the player', async () => {
+  const right = videoWithAudio(wav, 'console-reader-video.mp4', { size: '320x180' });
+  const longer = videoWithAudio(silence(seconds(wav) + 20, 'console-reader-longer'), 'console-reader-longer.mp4', { size: '320x180' });
+  const page = await c.newPage({ path: readerPath() });
+  await page.locator('audio[aria-label="Recording"]').waitFor({ state: 'attached' });
+  await page.getByText('Original video').click();
+  const seen = c.problems().length;
+  await page.getByLabel('Video file').setInputFiles(longer);
+  await page.getByRole('button', { name: 'Add video' }).click();
+  await page.getByRole('alert').filter({ hasText: /invalid_request/ }).waitFor();
+  // The browser logs the refused POST (400): that one is expected.
+  const caused = c.problems().slice(seen);
+  assert.equal(caused.length, 1, caused.join('\n'));
+  assert.match(caused[0], /status of 400/);
+  excused.add(seen);
+  let media = await api(`/transcriptions/${id}/media`);
+  assert.equal(media.json.kind, 'audio', media.body);
+
+  await page.getByLabel('Video file').setInputFiles(right);
+  await page.getByRole('button', { name: 'Add video' }).click();
+  await page.getByText(/^Added console-reader-video\.mp4/).waitFor();
+  // The player asks for the media again and gets the video.
+  await page.locator('video[aria-label="Recording"]').waitFor({ state: 'attached', timeout: 60_000 });
+  media = await api(`/transcriptions/${id}/media`);
+  assert.equal(media.json.kind, 'video', media.body);
+  await c.axe(page, 'reader with the original video');
   await page.close();
 });
 

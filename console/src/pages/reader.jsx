@@ -13,6 +13,7 @@ import { Transcript } from '../reader/transcript.jsx';
 import { Ask, Outline, SearchInside } from '../reader/rail.jsx';
 import { Downloads } from '../reader/downloads.jsx';
 import { Clips } from '../reader/clips.jsx';
+import { OriginalVideo } from '../reader/original_video.jsx';
 import { CueDialog, EditBar } from '../reader/editor.jsx';
 import { cleanNames } from '../reader/cues.js';
 
@@ -40,6 +41,7 @@ export default function Reader({ params, query }) {
   const [editStatus, setEditStatus] = useState('');
   const [editError, setEditError] = useState(null);
   const [busy, setBusy] = useState(false);
+  const [videoAdded, setVideoAdded] = useState(0); // remounts the player on the new media
   useTitle(t ? t.title || `Transcription ${id}` : 'Transcript');
 
   // Seek to ?t= at once (the clock holds it until the media can take it).
@@ -189,7 +191,7 @@ export default function Reader({ params, query }) {
       {t?.status === 'failed' && <ErrorNote error={t.error ? { ...t.error, code: t.error.code } : new Error('transcription failed')} />}
       <div class="reader-grid">
         <div class="reader-main">
-          <Player id={id} clock={clock} />
+          <Player key={videoAdded} id={id} clock={clock} />
           {store && (
             <>
               <EditBar
@@ -218,6 +220,7 @@ export default function Reader({ params, query }) {
               <SearchInside id={id} clock={clock} names={names} />
               <Ask id={id} clock={clock} />
               <Clips id={id} clock={clock} />
+              {t.source === 'upload' && <OriginalVideo id={id} onAdded={() => setVideoAdded((n) => n + 1)} />}
               <Downloads id={id} slug={slug} />
             </>
           )}
