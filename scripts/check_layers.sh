@@ -6,7 +6,9 @@
 #   domain       pure decisions and shared contracts (events, artifacts)
 #   commands     load, decide in domain/, append      } peers: neither
 #   projections  read models built from the log       } includes the other
-#   media        media intake: fetching links, probing and decoding with FFmpeg
+#   media        media intake: fetching links, probing and decoding with FFmpeg } peers: neither
+#   lexicon      lexical resources from Debian's packages: the recognizer's     } includes the other
+#                pronunciations (sound-alikes) and WordNet (meaning-alikes, parts of speech)
 #   speech       the speech engine: voice activity, recognizers, diarization, sentences } peers: neither
 #   enrichment   what is made of a transcript: sections, chapters, acts, Q&A        } includes the other
 #   workers      processes that consume queues and issue commands (transcription
@@ -20,7 +22,7 @@ cd "$(dirname "$0")/.."
 rank() {
   case "$1" in
     common) echo 0 ;; eventstore) echo 1 ;; domain) echo 2 ;;
-    commands|projections) echo 3 ;; media) echo 4 ;; speech|enrichment) echo 5 ;;
+    commands|projections) echo 3 ;; media|lexicon) echo 4 ;; speech|enrichment) echo 5 ;;
     workers) echo 6 ;; api) echo 7 ;; app) echo 8 ;;
     *) echo "" ;;
   esac

@@ -14,6 +14,7 @@ APT_PACKAGES=(
   libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us pocketsphinx-testdata
   pocketsphinx  # pocketsphinx_continuous: the same-run speech reference of the benchmarks
   postgresql-15 postgresql-client-15
+  wordnet-base  # synonyms, derived forms and parts of speech: ask's meaning-alike matching and section titles (lexicon/wordnet.h)
   wrk
   ccache  # compiles cached outside the clone (scripts/build.sh)
   clang-format  # the style check of the test command (scripts/check_format.sh)
