@@ -1,8 +1,10 @@
 #include "api/ask_retrieval.h"
 
 #include <algorithm>
+#include <map>
 
 #include "common/db.h"
+#include "enrichment/text.h"
 
 namespace scribe::api {
 namespace {
@@ -43,6 +45,24 @@ const db::Statement kNextSegment{
     "ask.next_segment",
     "select segment_id, transcription_id, start_ms, end_ms, text, terms::text from search_segments "
     "where transcription_id = $1 and (start_ms, segment_id) > ($2, $3) order by start_ms, segment_id limit 1"};
+const db::Statement kWordLexemes{"ask.word_lexemes",
+                                 "select coalesce((tsvector_to_array(to_tsvector('english'::regconfig, w)))[1], '') "
+                                 "from unnest($1::text[]) with ordinality as x(w, i) order by i"};
+// $1 account, $2 lexemes, $3 one transcription or null, $4 transcription ids
+// or null. Through (account_id, lexeme) for the library, (transcription_id,
+// start_ms) for one transcription.
+const db::Statement kAlternates{
+    "ask.alternates",
+    "select transcription_id, start_ms, end_ms, word, lexeme, posterior from transcript_alternates "
+    "where account_id = $1 and lexeme = any($2::text[]) and ($3::bigint is null or transcription_id = $3) "
+    "and ($4::bigint[] is null or transcription_id = any($4)) order by posterior desc limit $5"};
+// The segment holding each moment ($2/$3: transcription ids and times).
+const db::Statement kSegmentsAt{
+    "ask.segments_at",
+    "select distinct on (s.segment_id) s.segment_id, s.transcription_id, s.start_ms, s.end_ms, s.text, "
+    "s.terms::text from unnest($2::bigint[], $3::bigint[]) as a(tid, t) cross join lateral "
+    "(select * from search_segments where transcription_id = a.tid and account_id = $1 and start_ms <= a.t "
+    "order by start_ms desc, segment_id desc limit 1) s where s.end_ms >= a.t"};
 const db::Statement kSectionAt{"ask.section_at",
                                "select id, title from sections where transcription_id = $1 and start_ms <= $2 "
                                "order by start_ms desc limit 1"};
@@ -82,12 +102,116 @@ std::string any_of(const std::vector<std::string>& lexemes) {
   return q;
 }
 
-Retrieved retrieve(pqxx::transaction_base& txn, const AskScope& scope, const std::string& question) {
-  Retrieved out;
+std::vector<std::string> lexemes_of(pqxx::transaction_base& txn, const std::vector<std::string>& words) {
+  std::vector<std::string> out;
+  if (words.empty()) return out;
+  for (const auto& r : txn.exec_prepared(kWordLexemes.name, db::text_array_literal(words))) out.push_back(r[0].c_str());
+  return out;
+}
+
+std::vector<HeardAlternate> heard_alternates(pqxx::transaction_base& txn, const AskScope& scope,
+                                             const std::vector<std::string>& lexemes) {
+  std::vector<HeardAlternate> out;
+  if (lexemes.empty()) return out;
+  const std::optional<std::string> ids =
+      scope.transcription_ids ? std::optional<std::string>(db::int_array_literal(*scope.transcription_ids))
+                              : std::nullopt;
+  for (const auto& r : txn.exec_prepared(kAlternates.name, scope.account_id, db::text_array_literal(lexemes),
+                                         scope.transcription_id, ids, kAlternatesMax))
+    out.push_back(
+        {r[0].as<int64_t>(), r[1].as<int64_t>(), r[2].as<int64_t>(), r[3].c_str(), r[4].c_str(), r[5].as<double>()});
+  return out;
+}
+
+namespace {
+
+// The question's terms, each with the surface words it stands for.
+std::vector<enrichment::QueryTerm> question_terms(pqxx::transaction_base& txn, const std::string& question,
+                                                  const enrichment::HeardMatching& matching) {
   std::vector<std::string> lexemes;
   for (const auto& r : txn.exec_prepared(kQuestionLexemes.name, question)) lexemes.push_back(r[0].c_str());
-  out.terms = enrichment::query_terms(lexemes);
+  std::vector<enrichment::QueryTerm> terms;
+  for (auto& t : enrichment::query_terms(lexemes)) terms.push_back({std::move(t), {}});
+  if (terms.empty() || (!matching.sound_alikes && !matching.meaning_alikes)) return terms;
+  const auto words = enrichment::words(question);
+  const auto stems = lexemes_of(txn, words);
+  std::vector<std::vector<std::string>> surface(terms.size());
+  for (std::size_t i = 0; i < words.size() && i < stems.size(); ++i)
+    for (std::size_t t = 0; t < terms.size(); ++t)
+      if (terms[t].lexeme == stems[i] && std::find(surface[t].begin(), surface[t].end(), words[i]) == surface[t].end())
+        surface[t].push_back(words[i]);
+  const auto variants = enrichment::variant_words(surface, matching);
+  std::vector<std::string> variant_words;
+  for (const auto& v : variants) variant_words.push_back(v.word);
+  const auto variant_lexemes = lexemes_of(txn, variant_words);
+  for (std::size_t i = 0; i < variants.size() && i < variant_lexemes.size(); ++i) {
+    const std::string& lexeme = variant_lexemes[i];
+    if (lexeme.empty() || !enrichment::query_terms({lexeme}).size()) continue;
+    // A variant that is itself a term of the question adds nothing.
+    if (std::any_of(terms.begin(), terms.end(), [&](const auto& t) { return t.lexeme == lexeme; })) continue;
+    auto& mine = terms[variants[i].term].variants;
+    auto same = std::find_if(mine.begin(), mine.end(), [&](const auto& v) { return v.lexeme == lexeme; });
+    if (same == mine.end()) mine.push_back({lexeme, variants[i].factor, variants[i].how});
+    else if (variants[i].factor > same->factor) *same = {lexeme, variants[i].factor, variants[i].how};
+  }
+  return terms;
+}
+
+// Every lexeme the segments are fetched by: the terms', then their variants'.
+std::vector<std::string> all_lexemes(const std::vector<enrichment::QueryTerm>& terms) {
+  std::vector<std::string> out;
+  for (const auto& t : terms) out.push_back(t.lexeme);
+  for (const auto& t : terms)
+    for (const auto& v : t.variants)
+      if (std::find(out.begin(), out.end(), v.lexeme) == out.end()) out.push_back(v.lexeme);
+  return out;
+}
+
+// Adds what the recognizer almost heard of the terms to the segments holding
+// those moments, fetching segments that hold no term as written.
+void add_heard(pqxx::transaction_base& txn, const AskScope& scope, Retrieved& out) {
+  std::vector<std::string> lexemes;
+  for (const auto& t : out.terms) lexemes.push_back(t.lexeme);
+  const auto heard = heard_alternates(txn, scope, lexemes);
+  if (heard.empty()) return;
+  std::vector<int64_t> tids, times;
+  for (const auto& h : heard) {
+    tids.push_back(h.transcription_id);
+    times.push_back((h.start_ms + h.end_ms) / 2);
+  }
+  std::map<int64_t, std::size_t> by_id;
+  for (std::size_t i = 0; i < out.segments.size(); ++i) by_id[out.segments[i].segment_id] = i;
+  for (auto& s : read_segments(txn.exec_prepared(kSegmentsAt.name, scope.account_id, db::int_array_literal(tids),
+                                                 db::int_array_literal(times))))
+    if (!by_id.count(s.segment_id)) {
+      by_id[s.segment_id] = out.segments.size();
+      out.segments.push_back(std::move(s));
+    }
+  // Each alternate to the segment of its transcription holding its middle.
+  std::map<int64_t, std::vector<std::size_t>> by_transcription;
+  for (std::size_t i = 0; i < out.segments.size(); ++i) by_transcription[out.segments[i].transcription_id].push_back(i);
+  std::map<std::size_t, std::map<std::string, double>> mass;
+  for (const auto& h : heard) {
+    const int64_t mid = (h.start_ms + h.end_ms) / 2;
+    for (auto i : by_transcription[h.transcription_id]) {
+      const auto& s = out.segments[i];
+      if (s.start_ms <= mid && mid <= s.end_ms) {
+        mass[i][h.lexeme] += h.posterior;
+        break;
+      }
+    }
+  }
+  for (auto& [i, lexemes_heard] : mass) out.segments[i].heard.assign(lexemes_heard.begin(), lexemes_heard.end());
+}
+
+}  // namespace
+
+Retrieved retrieve(pqxx::transaction_base& txn, const AskScope& scope, const std::string& question,
+                   const enrichment::HeardMatching& matching) {
+  Retrieved out;
+  out.terms = question_terms(txn, question, matching);
   if (out.terms.empty()) return out;
+  const auto lexemes = all_lexemes(out.terms);
 
   if (scope.transcription_id) {
     auto stats = txn.exec_prepared(kTranscriptStats.name, *scope.transcription_id, scope.account_id);
@@ -98,7 +222,8 @@ Retrieved retrieve(pqxx::transaction_base& txn, const AskScope& scope, const std
     // One recording is at most a few ten thousand segments: fetch every one
     // holding a term, and count frequencies in them.
     out.segments = read_segments(
-        txn.exec_prepared(kTranscriptSegments.name, *scope.transcription_id, scope.account_id, any_of(out.terms)));
+        txn.exec_prepared(kTranscriptSegments.name, *scope.transcription_id, scope.account_id, any_of(lexemes)));
+    if (matching.alternates) add_heard(txn, scope, out);
     return out;
   }
 
@@ -109,28 +234,30 @@ Retrieved retrieve(pqxx::transaction_base& txn, const AskScope& scope, const std
   out.collection.segments = stats[0][0].as<double>();
   if (out.collection.segments <= 0) return out;
   out.collection.average_length = stats[0][1].as<double>() / out.collection.segments;
-  // Each term's frequency in the scope (a count on the index), then fetch by
-  // the rarest terms while their segments stay within the fetch bound.
+  // Each lexeme's frequency in the scope (a count on the index), then fetch
+  // by the rarest while their segments stay within the fetch bound.
   std::vector<std::pair<double, std::string>> by_df;
-  for (const auto& t : out.terms) {
+  for (const auto& t : lexemes) {
     const double df = (ids ? txn.exec_prepared1(kChosenCount.name, scope.account_id, any_of({t}), *ids)
                            : txn.exec_prepared1(kLibraryCount.name, scope.account_id, any_of({t})))[0]
                           .as<double>();
     out.collection.document_frequency[t] = df;
     if (df > 0) by_df.push_back({df, t});
   }
-  if (by_df.empty()) return out;
-  std::sort(by_df.begin(), by_df.end());
-  std::vector<std::string> fetch;
-  double fetched = 0;
-  for (const auto& [df, t] : by_df) {
-    if (!fetch.empty() && fetched + df > kLibraryFetchMaxSegments) break;
-    fetch.push_back(t);
-    fetched += df;
+  if (!by_df.empty()) {
+    std::sort(by_df.begin(), by_df.end());
+    std::vector<std::string> fetch;
+    double fetched = 0;
+    for (const auto& [df, t] : by_df) {
+      if (!fetch.empty() && fetched + df > kLibraryFetchMaxSegments) break;
+      fetch.push_back(t);
+      fetched += df;
+    }
+    out.segments = read_segments(
+        ids ? txn.exec_prepared(kChosenSegments.name, scope.account_id, any_of(fetch), *ids, kLibraryFetchMaxSegments)
+            : txn.exec_prepared(kLibrarySegments.name, scope.account_id, any_of(fetch), kLibraryFetchMaxSegments));
   }
-  out.segments = read_segments(
-      ids ? txn.exec_prepared(kChosenSegments.name, scope.account_id, any_of(fetch), *ids, kLibraryFetchMaxSegments)
-          : txn.exec_prepared(kLibrarySegments.name, scope.account_id, any_of(fetch), kLibraryFetchMaxSegments));
+  if (matching.alternates) add_heard(txn, scope, out);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "enrichment/answering.h"
+#include "enrichment/heard_terms.h"
 
 // The database half of an ask: the question's lexemes, the segments of the
 // scope that hold any of them (from search_segments' `terms`, through the
@@ -20,7 +21,7 @@ struct AskScope {
 };
 
 struct Retrieved {
-  std::vector<std::string> terms;
+  std::vector<enrichment::QueryTerm> terms;
   std::vector<enrichment::AskSegment> segments;
   enrichment::Collection collection;
 };
@@ -31,7 +32,29 @@ struct Retrieved {
 // commoner, the rarest one fetches at most this many segments.
 inline constexpr int kLibraryFetchMaxSegments = 20000;
 
-Retrieved retrieve(pqxx::transaction_base& txn, const AskScope& scope, const std::string& question);
+// With `matching`, each term also brings the words that sound or mean alike
+// (enrichment/heard_terms.h), and segments get what the recognizer almost
+// heard in them (transcript_alternates) of the terms.
+Retrieved retrieve(pqxx::transaction_base& txn, const AskScope& scope, const std::string& question,
+                   const enrichment::HeardMatching& matching = {});
+
+// Each word's English lexeme as the segments' `terms` hold them (empty for a
+// stop word), in the words' order.
+std::vector<std::string> lexemes_of(pqxx::transaction_base& txn, const std::vector<std::string>& words);
+
+// What the recognizer almost heard of `lexemes` in the scope: alternates at
+// most kAlternatesMax of them, most probable first.
+struct HeardAlternate {
+  int64_t transcription_id = 0;
+  int64_t start_ms = 0;
+  int64_t end_ms = 0;
+  std::string word;
+  std::string lexeme;
+  double posterior = 0;
+};
+inline constexpr int kAlternatesMax = 5000;
+std::vector<HeardAlternate> heard_alternates(pqxx::transaction_base& txn, const AskScope& scope,
+                                             const std::vector<std::string>& lexemes);
 
 // The tsquery text matching any of `lexemes` as they are ('bee' | 'hive'):
 // quoted, so no operator or stemming applies to them again. (The statements'

@@ -9,6 +9,7 @@
 #include "domain/limits.h"
 #include "domain/realtime.h"
 #include "domain/webhook.h"
+#include "enrichment/heard_terms.h"
 #include "speech/speech_profile.h"
 
 extern char** environ;
@@ -137,6 +138,16 @@ std::vector<SettingSpec> make_specs() {
                "for this deployment",
                "text", kDefaultSupportText, false,
                text([](Settings& s, const std::string& v) { s.server.support_text = v; })});
+  t.push_back({"SCRIBE_ASK_MATCHING", "ask-matching", "server",
+               "how ask hears past the recognizer's errors: the words it almost heard (alternates), words that sound "
+               "like the question's (sound) and words that mean the same (meaning); docs/heard_matching.md",
+               "a comma list of alternates, sound, meaning, or none", "alternates,sound,meaning", false,
+               [](Settings& s, const std::string& v) {
+                 const auto m = enrichment::parse_heard_matching(v);
+                 s.server.ask_alternates = m.alternates;
+                 s.server.ask_sound_alikes = m.sound_alikes;
+                 s.server.ask_meaning_alikes = m.meaning_alikes;
+               }});
   t.push_back({"SCRIBE_LOG_LEVEL", "log-level", "server", "least severe log level written",
                "debug, info, warn or error", "info", false, [](Settings& s, const std::string& v) {
                  if (v != "debug" && v != "info" && v != "warn" && v != "error")

@@ -164,6 +164,7 @@ TEST(Settings, EveryRefusalNamesTheSettingTheValueAndWhatIsAllowed) {
       {"SCRIBE_CONSOLE_DIR", ""},
       {"SCRIBE_SUPPORT_TEXT", ""},
       {"SCRIBE_MEDIA_LINK_TTL_SECONDS", "0"},
+      {"SCRIBE_ASK_MATCHING", "alternates,rhymes"},
       {"SCRIBE_LOG_LEVEL", "loud"},
       {"SCRIBE_METRICS_ADDR", "9464"},
       {"SCRIBE_HOUSEKEEPING_SECONDS", "-1"},

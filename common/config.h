@@ -61,6 +61,11 @@ struct Config {
   std::string console_dir;
   std::string support_text;
   int console_rate_limit_per_minute = 1;
+  // Ask's ways past the recognizer's errors (enrichment/heard_terms.h,
+  // SCRIBE_ASK_MATCHING): alternates, sound-alikes, meaning-alikes.
+  bool ask_alternates = true;
+  bool ask_sound_alikes = true;
+  bool ask_meaning_alikes = true;
 };
 
 // Value parsers. Each throws std::invalid_argument with what is wrong with the

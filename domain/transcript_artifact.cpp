@@ -1,5 +1,6 @@
 #include "domain/transcript_artifact.h"
 
+#include <cmath>
 #include <cstdio>
 
 namespace scribe::transcript {
@@ -21,9 +22,22 @@ Json to_json(const TranscriptArtifact& a) {
                     {"text", s.text},
                     {"words", std::move(words)}});
   }
-  return {{"version", 1},           {"duration_seconds", a.duration_seconds},
-          {"language", a.language}, {"engine", a.engine},
-          {"speakers", a.speakers}, {"segments", std::move(segs)}};
+  Json out = {{"version", 1},           {"duration_seconds", a.duration_seconds},
+              {"language", a.language}, {"engine", a.engine},
+              {"speakers", a.speakers}, {"segments", std::move(segs)}};
+  // Short keys: an hour of speech has some tens of thousands. Absent when
+  // there are none, so artifacts of engines without a lattice (and those
+  // made before alternates) are unchanged byte for byte.
+  if (!a.alternates.empty()) {
+    Json alts = Json::array();
+    for (const auto& x : a.alternates)
+      alts.push_back({{"w", x.word},
+                      {"s", std::round(x.start * 1000) / 1000},
+                      {"e", std::round(x.end * 1000) / 1000},
+                      {"p", std::round(x.posterior * 1000) / 1000}});
+    out["alternates"] = std::move(alts);
+  }
+  return out;
 }
 
 TranscriptArtifact artifact_from_json(const Json& j) {
@@ -51,6 +65,10 @@ TranscriptArtifact artifact_from_json(const Json& j) {
     }
     a.segments.push_back(std::move(s));
   }
+  if (auto it = j.find("alternates"); it != j.end())
+    for (const auto& x : *it)
+      a.alternates.push_back(
+          {x.at("w").get<std::string>(), x.at("s").get<double>(), x.at("e").get<double>(), x.at("p").get<double>()});
   return a;
 }
 

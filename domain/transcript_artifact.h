@@ -29,12 +29,23 @@ struct ArtifactSegment {
   std::vector<ArtifactWord> words;
 };
 
+// A word the recognizer almost heard over [start, end) seconds, with its
+// posterior (speech/confusion_network.h). Keyed by time, not by segment, so
+// that revisions of the text do not orphan it; never shown as text.
+struct ArtifactAlternate {
+  std::string word;
+  double start = 0;
+  double end = 0;
+  double posterior = 0;
+};
+
 struct TranscriptArtifact {
   double duration_seconds = 0;
   std::string language;
   std::string engine;
   int speakers = 0;
   std::vector<ArtifactSegment> segments;
+  std::vector<ArtifactAlternate> alternates;  // in time order; absent in artifacts made before them
 };
 
 Json to_json(const TranscriptArtifact& a);

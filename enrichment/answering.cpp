@@ -25,6 +25,9 @@ constexpr double kFurtherCitationShare = 0.6;
 constexpr int64_t kCitationSpacingMs = 30'000;
 // A quote longer than this is cut at a word.
 constexpr std::size_t kQuoteMaxBytes = 400;
+// A word the recognizer almost heard counts as this many occurrences per
+// unit of posterior (and covers that share of its term, at most all of it).
+constexpr double kHeardGain = 1.0;
 // See no_answer_threshold().
 constexpr double kNoAnswerThreshold = 0.4;
 
@@ -43,6 +46,13 @@ int term_count(const AskSegment& s, const std::string& term) {
   auto it = std::lower_bound(s.terms.begin(), s.terms.end(), term,
                              [](const std::pair<std::string, int>& p, const std::string& t) { return p.first < t; });
   return it != s.terms.end() && it->first == term ? it->second : 0;
+}
+
+// The posterior mass of `lexeme` among what the recognizer almost heard in `s`.
+double heard_count(const AskSegment& s, const std::string& lexeme) {
+  auto it = std::lower_bound(s.heard.begin(), s.heard.end(), lexeme,
+                             [](const std::pair<std::string, double>& p, const std::string& t) { return p.first < t; });
+  return it != s.heard.end() && it->first == lexeme ? it->second : 0;
 }
 
 // The sentences of a segment's text: [begin, end) byte ranges ending after
@@ -144,33 +154,86 @@ const AskSegment& cited_segment(const std::vector<AskSegment>& segments, const C
   return index < segments.size() ? segments[index] : cited.extra.at(index - segments.size());
 }
 
-Answer answer_question(const std::vector<std::string>& terms, const std::vector<AskSegment>& segments,
+const char* match_name(Match m) {
+  switch (m) {
+    case Match::text:
+      return "text";
+    case Match::alternate:
+      return "alternate";
+    case Match::sound_alike:
+      return "sound_alike";
+    case Match::meaning_alike:
+      return "meaning_alike";
+  }
+  return "text";
+}
+
+std::vector<QueryTerm> plain_terms(const std::vector<std::string>& lexemes) {
+  std::vector<QueryTerm> out;
+  for (const auto& l : lexemes) out.push_back({l, {}});
+  return out;
+}
+
+Answer answer_question(const std::vector<QueryTerm>& terms, const std::vector<AskSegment>& segments,
                        const Collection& collection, const AskOptions& options, const NextSegment& next,
                        Cited* cited_out) {
   Answer out;
   if (terms.empty() || segments.empty()) return out;
   const double n = std::max(collection.segments, static_cast<double>(segments.size()));
   const double avgdl = collection.average_length > 0 ? collection.average_length : 1.0;
+  auto frequency = [&](const std::string& lexeme) {
+    // `segments` holds every segment with any of the lexemes, so counting
+    // them is exact; a library ask knows commoner ones' beforehand.
+    double df = 0;
+    for (const auto& s : segments)
+      if (term_count(s, lexeme) > 0) ++df;
+    if (auto known = collection.document_frequency.find(lexeme); known != collection.document_frequency.end())
+      df = std::max(df, known->second);
+    return df;
+  };
+  auto saturate = [&](double tf, const AskSegment& s) {
+    const double norm = kK1 * (1 - kB + kB * s.length / avgdl);
+    return tf * (kK1 + 1) / (tf + norm);
+  };
 
-  // Document frequency within the scope: `segments` holds every segment with
-  // any of the terms, so counting them is exact.
+  // Each term scores a segment by the best of its forms there: the term as
+  // written; the term among what the recognizer almost heard (weighted by
+  // posterior); a variant (sound- or meaning-alike) by the variant's own
+  // rarity times its factor, so a common word that merely sounds like a rare
+  // one counts little. `cover` is the share of the term a form stands for.
   std::vector<double> weight(terms.size());
-  std::vector<std::vector<int>> tf(segments.size(), std::vector<int>(terms.size()));
+  std::vector<std::vector<double>> variant_weight(terms.size());
   double total_weight = 0;
   for (std::size_t t = 0; t < terms.size(); ++t) {
-    double df = 0;
-    for (std::size_t s = 0; s < segments.size(); ++s)
-      if ((tf[s][t] = term_count(segments[s], terms[t])) > 0) ++df;
-    if (auto known = collection.document_frequency.find(terms[t]); known != collection.document_frequency.end())
-      df = std::max(df, known->second);
-    weight[t] = idf(n, df);
+    weight[t] = idf(n, frequency(terms[t].lexeme));
     total_weight += weight[t];
+    for (const auto& v : terms[t].variants) variant_weight[t].push_back(idf(n, frequency(v.lexeme)));
   }
   std::vector<double> own(segments.size());
+  std::vector<std::vector<double>> cover(segments.size(), std::vector<double>(terms.size()));
   for (std::size_t s = 0; s < segments.size(); ++s) {
-    const double norm = kK1 * (1 - kB + kB * segments[s].length / avgdl);
-    for (std::size_t t = 0; t < terms.size(); ++t)
-      if (tf[s][t] > 0) own[s] += weight[t] * tf[s][t] * (kK1 + 1) / (tf[s][t] + norm);
+    const auto& seg = segments[s];
+    for (std::size_t t = 0; t < terms.size(); ++t) {
+      double best = 0, share = 0;
+      if (const int tf = term_count(seg, terms[t].lexeme); tf > 0) {
+        best = weight[t] * saturate(tf, seg);
+        share = 1;
+      }
+      if (const double p = kHeardGain * heard_count(seg, terms[t].lexeme); p > 0 && share < 1) {
+        const double score = weight[t] * saturate(p, seg);
+        if (score > best) best = score, share = std::min(1.0, p);
+      }
+      for (std::size_t v = 0; v < terms[t].variants.size() && share < 1; ++v) {
+        const auto& variant = terms[t].variants[v];
+        const int tf = term_count(seg, variant.lexeme);
+        if (tf <= 0) continue;
+        const double factor = variant.factor * std::min(1.0, variant_weight[t][v] / std::max(weight[t], 1e-9));
+        const double score = weight[t] * factor * saturate(tf, seg);
+        if (score > best) best = score, share = factor;
+      }
+      own[s] += best;
+      cover[s][t] = share;
+    }
   }
 
   // Windows: per recording in time order, the segments within kWindowMs.
@@ -196,18 +259,16 @@ Answer answer_question(const std::vector<std::string>& terms, const std::vector<
            segments[order[lo]].start_ms < c.start_ms - kWindowMs)
       ++lo;
     Window w{order[k], order[k], own[order[k]], 0};
-    std::vector<bool> covered(terms.size());
+    std::vector<double> covered(terms.size());
     for (std::size_t j = lo; j < order.size(); ++j) {
       const auto& o = segments[order[j]];
       if (o.transcription_id != c.transcription_id || o.start_ms > c.start_ms + kWindowMs) break;
       if (j != k) w.pooled += kNeighbourWeight * own[order[j]];
       if (own[order[j]] > own[w.cite]) w.cite = order[j];
-      for (std::size_t t = 0; t < terms.size(); ++t)
-        if (tf[order[j]][t] > 0) covered[t] = true;
+      for (std::size_t t = 0; t < terms.size(); ++t) covered[t] = std::max(covered[t], cover[order[j]][t]);
     }
     double got = 0;
-    for (std::size_t t = 0; t < terms.size(); ++t)
-      if (covered[t]) got += weight[t];
+    for (std::size_t t = 0; t < terms.size(); ++t) got += weight[t] * covered[t];
     w.coverage = total_weight > 0 ? got / total_weight : 0;
     windows.push_back(w);
   }
@@ -235,6 +296,11 @@ Answer answer_question(const std::vector<std::string>& terms, const std::vector<
     if (near) continue;
     cited.push_back(w.cite);
   }
+  std::vector<std::string> surface;
+  for (const auto& t : terms) {
+    surface.push_back(t.lexeme);
+    for (const auto& v : t.variants) surface.push_back(v.lexeme);
+  }
   Cited moved;
   for (std::size_t i = 0; i < cited.size(); ++i) {
     std::size_t index = cited[i];
@@ -251,7 +317,7 @@ Answer answer_question(const std::vector<std::string>& terms, const std::vector<
     const int marker = static_cast<int>(i) + 1;
     out.citations.push_back({marker, index, cut_at_word(s->text, kQuoteMaxBytes)});
     if (!out.answer.empty()) out.answer += ' ';
-    out.answer += claim(s->text, terms) + " [" + std::to_string(marker) + "]";
+    out.answer += claim(s->text, surface) + " [" + std::to_string(marker) + "]";
   }
   if (cited_out) *cited_out = std::move(moved);
   return out;

@@ -27,6 +27,29 @@ struct AskSegment {
   std::string text;
   std::vector<std::pair<std::string, int>> terms;  // lexeme and its count, by lexeme
   int length = 0;                                  // lexemes in the segment, counted with repeats
+  // What the recognizer almost heard here (its lattice's alternates within
+  // the segment's time): lexeme and summed posterior, by lexeme. Never shown.
+  std::vector<std::pair<std::string, double>> heard;
+};
+
+// How a question term met a segment: as written, as a word the recognizer
+// almost heard there, as a word that sounds like it, or as one that means
+// the same (docs/heard_matching.md).
+enum class Match { text, alternate, sound_alike, meaning_alike };
+const char* match_name(Match m);
+
+// Another form of a question term: its lexeme and how much a match of it
+// counts against a match of the term itself (0..1).
+struct TermVariant {
+  std::string lexeme;
+  double factor = 0;
+  Match how = Match::sound_alike;
+};
+
+// A question term with the forms it may take in the transcript.
+struct QueryTerm {
+  std::string lexeme;
+  std::vector<TermVariant> variants;
 };
 
 // "'bee':1,4 'hive':2" (a tsvector's text form) -> {{"bee",2},{"hive",1}},
@@ -84,9 +107,11 @@ struct Answer {
 struct Cited {
   std::vector<AskSegment> extra;
 };
-Answer answer_question(const std::vector<std::string>& terms, const std::vector<AskSegment>& segments,
+Answer answer_question(const std::vector<QueryTerm>& terms, const std::vector<AskSegment>& segments,
                        const Collection& collection, const AskOptions& options, const NextSegment& next = nullptr,
                        Cited* cited = nullptr);
+// Terms as written, without variants.
+std::vector<QueryTerm> plain_terms(const std::vector<std::string>& lexemes);
 const AskSegment& cited_segment(const std::vector<AskSegment>& segments, const Cited& cited, std::size_t index);
 
 // The "nothing relevant" threshold on Answer::confidence, chosen on the tune

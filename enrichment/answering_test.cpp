@@ -63,7 +63,7 @@ TEST(AnswerQuestion, CitesTheSegmentThatAnswersWithMatchingMarkers) {
   auto segs = recording();
   // "What causes the tides?" -> caus, tide (segments holding them: 3, 4).
   std::vector<AskSegment> found = {segs[2], segs[3]};
-  auto a = answer_question({"caus", "tide"}, found, coll(5, 5), {});
+  auto a = answer_question(plain_terms({"caus", "tide"}), found, coll(5, 5), {});
   ASSERT_FALSE(a.no_answer);
   ASSERT_FALSE(a.citations.empty());
   EXPECT_EQ(found[a.citations[0].segment].segment_id, 3);
@@ -84,11 +84,11 @@ TEST(AnswerQuestion, CitesTheSegmentThatAnswersWithMatchingMarkers) {
 
 TEST(AnswerQuestion, NothingFoundOrTooLittleCoveredIsNoAnswer) {
   auto segs = recording();
-  EXPECT_TRUE(answer_question({"gold", "price"}, {}, coll(5, 5), {}).no_answer);
-  EXPECT_TRUE(answer_question({}, segs, coll(5, 5), {}).no_answer);
+  EXPECT_TRUE(answer_question(plain_terms({"gold", "price"}), {}, coll(5, 5), {}).no_answer);
+  EXPECT_TRUE(answer_question(plain_terms({}), segs, coll(5, 5), {}).no_answer);
   // "What is the price of bread in Tokyo?": only "bread" is in the
   // recording, and the two rarer words weigh more.
-  auto a = answer_question({"price", "bread", "tokyo"}, {segs[0]}, coll(5, 5), {});
+  auto a = answer_question(plain_terms({"price", "bread", "tokyo"}), {segs[0]}, coll(5, 5), {});
   EXPECT_TRUE(a.no_answer);
   EXPECT_LT(a.confidence, no_answer_threshold());
   EXPECT_TRUE(a.citations.empty());
@@ -100,7 +100,7 @@ TEST(AnswerQuestion, NeighboursPoolIntoOneMomentAndFurtherCitationsAreApart) {
   // are 6 s apart and together cover the question; one citation, not two.
   auto segs = recording();
   std::vector<AskSegment> found = {segs[0], segs[1]};
-  auto a = answer_question({"bake", "bread"}, found, coll(5, 5), {});
+  auto a = answer_question(plain_terms({"bake", "bread"}), found, coll(5, 5), {});
   ASSERT_FALSE(a.no_answer);
   EXPECT_EQ(a.citations.size(), 1u);
 }
@@ -111,7 +111,7 @@ TEST(AnswerQuestion, LibraryCitationsMayComeFromSeveralRecordings) {
       seg(2, 2, 10, "The moon moves the tides every day.", {"moon", "move", "tide", "everi", "day"}),
       seg(3, 3, 10, "A chess opening.", {"chess", "open"}),
   };
-  auto a = answer_question({"moon", "tide"}, {found[0], found[1]}, coll(100, 5), {});
+  auto a = answer_question(plain_terms({"moon", "tide"}), {found[0], found[1]}, coll(100, 5), {});
   ASSERT_FALSE(a.no_answer);
   ASSERT_EQ(a.citations.size(), 2u);
   EXPECT_NE(a.citations[0].segment, a.citations[1].segment);
@@ -127,7 +127,7 @@ TEST(AnswerQuestion, KnownDocumentFrequenciesWeighCommonTermsDown) {
   };
   Collection c = coll(1e6, 5);
   c.document_frequency = {{"moon", 1e6 - 1}, {"tide", 2}};
-  auto a = answer_question({"moon", "tide"}, found, c, {10, 1});
+  auto a = answer_question(plain_terms({"moon", "tide"}), found, c, {10, 1});
   ASSERT_FALSE(a.citations.empty());
   EXPECT_EQ(found[a.citations[0].segment].segment_id, 2);
 }
@@ -148,7 +148,7 @@ TEST(AnswerQuestion, AQuestionInTheRecordingIsAnsweredByWhatFollowsIt) {
     return std::nullopt;
   };
   Cited moved;
-  auto a = answer_question({"drink", "water"}, found, coll(50, 5), {10, 1}, next, &moved);
+  auto a = answer_question(plain_terms({"drink", "water"}), found, coll(50, 5), {10, 1}, next, &moved);
   ASSERT_FALSE(a.no_answer);
   ASSERT_EQ(a.citations.size(), 1u);
   EXPECT_EQ(asked, 1);
@@ -157,9 +157,53 @@ TEST(AnswerQuestion, AQuestionInTheRecordingIsAnsweredByWhatFollowsIt) {
   // Too far after the question: the question stays cited.
   const AskSegment late = seg(9, 1, 60, "Later.", {"later"});
   a = answer_question(
-      {"drink", "water"}, found, coll(50, 5), {10, 1},
+      plain_terms({"drink", "water"}), found, coll(50, 5), {10, 1},
       [&](const AskSegment&) -> std::optional<AskSegment> { return late; }, &moved);
   EXPECT_EQ(cited_segment(found, moved, a.citations[0].segment).segment_id, 1);
+}
+
+// "How deep is the moat?" asked of a recording whose 1-best says "most":
+// the moment where the recognizer almost heard "moat" is found through its
+// alternates, and through the sound-alike "most" only as weakly as a common
+// word deserves.
+TEST(AnswerQuestion, WhatTheRecognizerAlmostHeardCounts) {
+  std::vector<AskSegment> found = {
+      seg(1, 1, 10, "The most was very deep.", {"most", "deep"}),
+      seg(2, 1, 60, "Most people like it deep.", {"most", "peopl", "like", "deep"}),
+  };
+  found[0].heard = {{"moat", 0.6}};
+  auto as_written = answer_question(plain_terms({"moat", "deep"}), found, coll(40, 5), {10, 1});
+  ASSERT_FALSE(as_written.no_answer);
+  EXPECT_EQ(found[as_written.citations[0].segment].segment_id, 1);
+  // Without the alternate, "deep" alone is too little of the question.
+  auto without = found;
+  without[0].heard.clear();
+  auto a = answer_question(plain_terms({"moat", "deep"}), without, coll(40, 5), {10, 1});
+  EXPECT_TRUE(a.no_answer);
+  EXPECT_LT(a.confidence, as_written.confidence);
+}
+
+TEST(AnswerQuestion, VariantsCountByTheirOwnRarityAndFactor) {
+  // "coral" never written; "carl" (a sound-alike) is rare and in segment 1,
+  // "reef" a synonym-ish variant of nothing. The variant brings segment 1.
+  std::vector<AskSegment> found = {
+      seg(1, 1, 10, "Carl reefs grow slowly.", {"carl", "reef", "grow", "slowli"}),
+      seg(2, 1, 80, "Trees grow slowly.", {"tree", "grow", "slowli"}),
+  };
+  std::vector<QueryTerm> q = {{"coral", {{"carl", 0.6, Match::sound_alike}}}, {"grow", {}}};
+  auto a = answer_question(q, found, coll(40, 5), {10, 1});
+  ASSERT_FALSE(a.citations.empty());
+  EXPECT_EQ(found[a.citations[0].segment].segment_id, 1);
+  // The same question without the variant scores segment 1 no higher than 2.
+  std::vector<QueryTerm> plain = {{"coral", {}}, {"grow", {}}};
+  auto b = answer_question(plain, found, coll(40, 5), {10, 1});
+  EXPECT_LT(b.confidence, a.confidence);
+  // A variant as common as every segment adds (almost) nothing.
+  Collection common = coll(40, 5);
+  common.document_frequency = {{"carl", 39}};
+  auto c = answer_question(q, found, common, {10, 1});
+  EXPECT_LT(c.confidence, a.confidence);
+  EXPECT_STREQ(match_name(Match::meaning_alike), "meaning_alike");
 }
 
 }  // namespace

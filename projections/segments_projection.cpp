@@ -1,4 +1,4 @@
-// Writes the `segments` and `words` tables (inline, in the completing
+// Writes the `segments`, `words` and `transcript_alternates` tables (inline, in the completing
 // transaction, so a transcription reads as completed only together with its
 // transcript). The rows come from the transcript artifact the completion
 // event references; a rebuild reads the same artifacts back, and the
@@ -32,12 +32,24 @@ const db::Statement kInsertWords{
     "confidence) select $1, x.i, x.seg, x.t, x.s, x.e, x.p, x.sp, x.c from jsonb_to_recordset($2::jsonb) "
     "as x(i int, seg bigint, t text, s bigint, e bigint, p text, sp text, c real)"};
 
+const db::Statement kDeleteAlternates{"alternates.delete",
+                                      "delete from transcript_alternates where transcription_id = $1"};
+// The lexeme as to_tsvector('english') writes it for the word alone (null for
+// a function word); the account from the transcription's row, which the
+// transcriptions projection (inline too) wrote when it was created.
+const db::Statement kInsertAlternates{
+    "alternates.insert",
+    "insert into transcript_alternates(transcription_id, account_id, start_ms, end_ms, word, lexeme, posterior) "
+    "select $1, t.account_id, x.s, x.e, x.w, (tsvector_to_array(to_tsvector('english'::regconfig, x.w)))[1], x.p "
+    "from jsonb_to_recordset($2::jsonb) as x(w text, s int, e int, p real) "
+    "join transcriptions t on t.id = $1"};
+
 int64_t ms(double seconds) { return static_cast<int64_t>(seconds * 1000.0 + 0.5); }
 
 class SegmentsProjection final : public Projection {
  public:
   std::string name() const override { return "segments"; }
-  std::vector<std::string> tables() const override { return {"segments", "words"}; }
+  std::vector<std::string> tables() const override { return {"segments", "words", "transcript_alternates"}; }
   bool is_inline() const override { return true; }
 
   void apply(pqxx::work& txn, const eventstore::RecordedEvent& e) override {
@@ -56,6 +68,7 @@ class SegmentsProjection final : public Projection {
   static void clear(pqxx::work& txn, int64_t id) {
     txn.exec_prepared(kDeleteSegments.name, id);
     txn.exec_prepared(kDeleteWords.name, id);
+    txn.exec_prepared(kDeleteAlternates.name, id);
   }
 
   static void load(pqxx::work& txn, int64_t id, const Json& ref) {
@@ -86,6 +99,11 @@ void write_transcript_rows(pqxx::work& txn, int64_t id, const transcript::Transc
   }
   txn.exec_prepared(kInsertWords.name, id, words.dump());
   txn.exec_prepared(kInsertSegments.name, id, segs.dump());
+  if (artifact.alternates.empty()) return;
+  Json alternates = Json::array();
+  for (const auto& a : artifact.alternates)
+    alternates.push_back({{"w", a.word}, {"s", ms(a.start)}, {"e", ms(a.end)}, {"p", a.posterior}});
+  txn.exec_prepared(kInsertAlternates.name, id, alternates.dump());
 }
 
 Projection& segments_projection() {

@@ -15,6 +15,9 @@ namespace scribe::speech {
 struct Recognition {
   std::vector<RecognizedWord> words;    // times relative to the piece's first sample
   std::optional<std::string> language;  // what the engine detected, if it says
+  // Competing words from the engine's lattice (times relative to the piece's
+  // first sample, like words'); engines without a lattice give none.
+  std::vector<Alternate> alternates;
 };
 
 // What an engine learned about a recording's voice from a sample of its

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "speech/confusion_network.h"
 #include "speech/frequency_warp.h"
 #include "speech/speech_profile.h"
 
@@ -79,10 +80,38 @@ class PocketSphinxEngine final : public AsrEngine {
       if (!std::isfinite(conf)) conf = 0;
       out.words.push_back({std::move(word), sf * kSphinxFrameSeconds, (ef + 1) * kSphinxFrameSeconds, conf});
     }
+    if (options_.alternates) out.alternates = competing_words(lattice_arcs(lmath), out.words);
     return out;
   }
 
  private:
+  // Every arc of the utterance's lattice with its posterior. The lattice and
+  // its posteriors were made for the best path and ps_seg_prob above (the
+  // profiles keep -bestpath on), so reading them costs a walk over the arcs.
+  std::vector<LatticeArc> lattice_arcs(logmath_t* lmath) {
+    std::vector<LatticeArc> arcs;
+    ps_lattice_t* dag = ps_get_lattice(decoder_);
+    if (!dag) return arcs;
+    for (ps_latnode_iter_t* it = ps_latnode_iter(dag); it; it = ps_latnode_iter_next(it)) {
+      ps_latnode_t* node = ps_latnode_iter_node(it);
+      int16 first_end = 0, last_end = 0;
+      const int start = ps_latnode_times(node, &first_end, &last_end);
+      const char* base = ps_latnode_baseword(dag, node);
+      std::string word = base ? display_word(base) : "";
+      if (word.empty()) continue;
+      for (ps_latlink_iter_t* li = ps_latnode_exits(node); li; li = ps_latlink_iter_next(li)) {
+        ps_latlink_t* link = ps_latlink_iter_link(li);
+        int16 unused = 0;
+        const int end = ps_latlink_times(link, &unused);
+        int32 ascr = 0;
+        const double p = logmath_exp(lmath, ps_latlink_prob(dag, link, &ascr));
+        if (!std::isfinite(p) || p <= 0) continue;
+        arcs.push_back({word, start * kSphinxFrameSeconds, (end + 1) * kSphinxFrameSeconds, std::min(1.0, p)});
+      }
+    }
+    return arcs;
+  }
+
   PocketSphinxOptions options_;
   cmd_ln_t* config_ = nullptr;
   ps_decoder_t* decoder_ = nullptr;

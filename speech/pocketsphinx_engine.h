@@ -30,6 +30,10 @@ struct PocketSphinxOptions {
   // Vocal tract length normalization per recording (frequency_warp.h): the
   // profile's choice unless SCRIBE_POCKETSPHINX_VTLN says (0 off, 1 on).
   bool vtln = true;
+  // The words the recognizer almost heard, from the lattice of each piece
+  // (speech/confusion_network.h). Off only to measure what they cost
+  // (bench/asr_benchmark.cpp).
+  bool alternates = true;
 
   // The options of a named profile (its VTLN choice included); throws
   // std::invalid_argument for an unknown name.

@@ -35,6 +35,16 @@ struct RecognizedWord {
   double confidence = 0;
 };
 
+// A word the recognizer almost heard: a competitor of the 1-best words over
+// [start, end), with its posterior probability in the lattice (0..1). Never
+// shown as transcript text; ask and the heard search read them.
+struct Alternate {
+  std::string word;
+  double start = 0;
+  double end = 0;
+  double posterior = 0;
+};
+
 // Random access to the decoded recording (the pipeline keeps it in a
 // temporary file so memory does not grow with the recording's length).
 class PcmSource {

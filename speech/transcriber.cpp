@@ -88,7 +88,8 @@ std::string draft_text(std::vector<RecognizedWord> words) {
 std::vector<RecognizedWord> recognize_pieces(EnginePool& engines, const PcmSource& pcm,
                                              const std::vector<SpeechPiece>& pieces, const std::string& language,
                                              const VoiceAdaptation& voice, const std::atomic<bool>& cancelled,
-                                             const TranscribeRequest& req, std::string& detected) {
+                                             const TranscribeRequest& req, std::string& detected,
+                                             std::vector<Alternate>& alternates) {
   std::vector<Recognition> results(pieces.size());
   std::atomic<size_t> next{0};
   std::mutex err_mu;
@@ -107,6 +108,10 @@ std::vector<RecognizedWord> recognize_pieces(EnginePool& engines, const PcmSourc
         for (auto& w : results[i].words) {
           w.start += p.start_seconds();
           w.end += p.start_seconds();
+        }
+        for (auto& a : results[i].alternates) {
+          a.start += p.start_seconds();
+          a.end += p.start_seconds();
         }
         if (!req.on_pieces) continue;
         draft::Piece done{static_cast<int>(i), p.start_seconds(), p.end_seconds(), draft_text(results[i].words)};
@@ -133,6 +138,7 @@ std::vector<RecognizedWord> recognize_pieces(EnginePool& engines, const PcmSourc
   for (auto& r : results) {
     if (r.language && !r.words.empty()) votes[*r.language] += static_cast<int>(r.words.size());
     for (auto& w : r.words) words.push_back(std::move(w));
+    for (auto& a : r.alternates) alternates.push_back(std::move(a));
   }
   std::stable_sort(words.begin(), words.end(), [](const auto& a, const auto& b) { return a.start < b.start; });
   for (const auto& [lang, n] : votes)
@@ -219,7 +225,8 @@ TranscribeResult transcribe(EnginePool& engines, const TranscribeRequest& req, c
   enter(on_stage, cancelled, "transcribing");
   out.voice = engines.factory().adapt(adaptation_sample(pcm, pieces));
   std::string detected;
-  auto words = recognize_pieces(engines, pcm, pieces, req.language, out.voice, cancelled, req, detected);
+  auto words =
+      recognize_pieces(engines, pcm, pieces, req.language, out.voice, cancelled, req, detected, out.alternates);
   if (words.empty()) throw JobFailure("no_speech", "no words were recognized in the recording");
   out.language = detected.empty() ? (req.language == "auto" ? "en" : req.language) : detected;
 

@@ -79,6 +79,8 @@ struct TranscribeResult {
   size_t pieces = 0;
   double speech_seconds = 0;
   VoiceAdaptation voice;  // what the engine chose for this recording
+  // What the recognizer almost heard, in time order (speech/confusion_network.h).
+  std::vector<Alternate> alternates;
 };
 
 // Called when the pipeline enters a stage ("decoding", "transcribing",

@@ -85,6 +85,7 @@ transcript::TranscriptArtifact make_artifact(pqxx::connection& conn, const Trans
     for (const auto& w : s.words) seg.words.push_back({w.text, w.start, w.end, w.confidence, w.punctuation});
     a.segments.push_back(std::move(seg));
   }
+  for (const auto& x : r.alternates) a.alternates.push_back({x.word, x.start, x.end, x.posterior});
   return a;
 }
 
