@@ -41,6 +41,14 @@ const db::Statement kChosenSegments{
     "ask.chosen_segments",
     "select segment_id, transcription_id, start_ms, end_ms, text, terms::text from (select * from search_segments "
     "where transcription_id = any($3::bigint[]) and account_id = $1 offset 0) s where terms @@ $2::tsquery limit $4"};
+// Every lexeme's frequency at once ($2 lexemes, $3 transcription ids or
+// null): one index probe each, one round trip for all (a question brings
+// tens of variants).
+const db::Statement kLexemeCounts{
+    "ask.lexeme_counts",
+    "select l, (select count(*) from search_segments s where s.account_id = $1 and "
+    "($3::bigint[] is null or s.transcription_id = any($3)) and s.terms @@ quote_literal(l)::tsquery) "
+    "from unnest($2::text[]) as x(l)"};
 const db::Statement kNextSegment{
     "ask.next_segment",
     "select segment_id, transcription_id, start_ms, end_ms, text, terms::text from search_segments "
@@ -237,10 +245,9 @@ Retrieved retrieve(pqxx::transaction_base& txn, const AskScope& scope, const std
   // Each lexeme's frequency in the scope (a count on the index), then fetch
   // by the rarest while their segments stay within the fetch bound.
   std::vector<std::pair<double, std::string>> by_df;
-  for (const auto& t : lexemes) {
-    const double df = (ids ? txn.exec_prepared1(kChosenCount.name, scope.account_id, any_of({t}), *ids)
-                           : txn.exec_prepared1(kLibraryCount.name, scope.account_id, any_of({t})))[0]
-                          .as<double>();
+  for (const auto& r : txn.exec_prepared(kLexemeCounts.name, scope.account_id, db::text_array_literal(lexemes), ids)) {
+    const std::string t = r[0].c_str();
+    const double df = r[1].as<double>();
     out.collection.document_frequency[t] = df;
     if (df > 0) by_df.push_back({df, t});
   }

@@ -103,10 +103,18 @@ HeardPage run_heard_search(pqxx::transaction_base& txn, const SearchQuery& query
                                            query.transcription_id, kHeardCandidatesMax)) {
       int length = 0;
       const auto terms = enrichment::parse_tsvector(r[4].c_str(), &length);
+      const auto text_words = enrichment::words(r[5].c_str());
       for (std::size_t f = 0; f < forms.size(); ++f) {
         const bool has =
             std::any_of(terms.begin(), terms.end(), [&](const auto& t) { return t.first == forms[f].first; });
-        if (has) offer(key_of(r), {f == 0 ? "text" : "sound_alike", forms[f].second});
+        if (!has) continue;
+        // Several forms share a stem ("carl", "carle"): say the one written.
+        std::string heard = forms[f].second;
+        for (const auto& g : forms)
+          if (g.first == forms[f].first &&
+              std::find(text_words.begin(), text_words.end(), g.second) != text_words.end())
+            heard = g.second;
+        offer(key_of(r), {f == 0 ? "text" : "sound_alike", heard});
       }
     }
     // Among what the recognizer almost heard.

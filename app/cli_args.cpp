@@ -1,6 +1,8 @@
 #include <stdexcept>
 
 #include "app/cli.h"
+#include "lexicon/pronunciations.h"
+#include "lexicon/wordnet.h"
 #include "api/upload_store.h"
 #include "common/object_store.h"
 
@@ -68,6 +70,9 @@ Args parse(int argc, char** argv, int first, const std::vector<std::string>& all
 void configure_storage(const Settings& s) {
   configure_object_store(s.object_store_dir);
   api::uploads::configure_staging(s.work_dir);
+  // Ask's sound-alikes come from the dictionary the recognizer decodes with.
+  lexicon::configure_pronunciations(s.pocketsphinx.model_dir + "/cmudict-en-us.dict");
+  lexicon::configure_wordnet(s.wordnet_dir);
 }
 
 LoadedSettings load_settings(const Args& args) {

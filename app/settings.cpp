@@ -236,6 +236,11 @@ std::vector<SettingSpec> make_specs() {
   t.push_back({"SCRIBE_OBJECT_STORE_DIR", "object-store-dir", "storage",
                "where uploads and transcript artifacts are stored", "a folder path", "<data dir>/objects", false,
                text([](Settings& s, const std::string& v) { s.object_store_dir = v; })});
+  t.push_back({"SCRIBE_WORDNET_DIR", "wordnet-dir", "storage",
+               "WordNet's database (Debian's wordnet-base): ask's meaning-alike matching and section title nouns; "
+               "without it they are off (logged once)",
+               "a folder path", "/usr/share/wordnet", false,
+               text([](Settings& s, const std::string& v) { s.wordnet_dir = v; })});
   t.push_back({"SCRIBE_WORK_DIR", "work-dir", "storage",
                "scratch space: upload bodies while they arrive (staging/) and fetched media (media/); best on the "
                "object store's file system, so finishing an upload is a rename",

@@ -28,6 +28,7 @@ struct Settings {
   int housekeeping_seconds = 0;
   std::string data_dir;
   std::string object_store_dir;
+  std::string wordnet_dir;  // lexicon/wordnet.h
   std::string work_dir;
   UrlPolicy outbound;
   media::MediaProbeOptions media;

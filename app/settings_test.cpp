@@ -181,6 +181,7 @@ TEST(Settings, EveryRefusalNamesTheSettingTheValueAndWhatIsAllowed) {
       {"SCRIBE_PASSWORD_HASH_COST_LOG2", "21"},
       {"SCRIBE_DATA_DIR", ""},
       {"SCRIBE_OBJECT_STORE_DIR", ""},
+      {"SCRIBE_WORDNET_DIR", ""},
       {"SCRIBE_WORK_DIR", ""},
       {"SCRIBE_ALLOW_PRIVATE_URLS", "maybe"},
       {"SCRIBE_ALLOWED_PRIVATE_ENDPOINTS", "media.internal"},

@@ -6,11 +6,8 @@
 #include <stdexcept>
 
 #include "enrichment/text.h"
-#if __has_include("lexicon/sound_alike.h") && __has_include("lexicon/wordnet.h")  // TEMP-LEXICON
 #include "lexicon/sound_alike.h"
 #include "lexicon/wordnet.h"
-#define SCRIBE_HAVE_LEXICON 1
-#endif
 
 namespace scribe::enrichment {
 namespace {
@@ -22,15 +19,17 @@ namespace {
 // transcript with the word wins; chosen on the tune set of bench/ask_eval.
 constexpr double kSoundFactor = 0.6;
 constexpr double kMeaningFactor = 0.6;
-// Per question word: how many of each to try. Each one is a lexeme more to
-// look up, and the library ask counts every lexeme's frequency.
-constexpr int kSoundAlikesPerWord = 4;
+// Per question word: how many of each to try. The recognizer's dictionary
+// is mostly names, so the sound-alikes a transcript can hold are far down
+// its list ("carl" is the 50th of "coral"); only those found in the scope
+// count, and each costs a lexeme in the retrieval's query.
+constexpr int kSoundAlikesPerWord = 60;
 constexpr int kMeaningAlikesPerWord = 6;
 // Words shorter than this have too many sound-alikes to say anything.
 constexpr std::size_t kSoundMinLetters = 3;
 // The heard search keeps only sound-alikes at least this strong.
 constexpr double kSearchSoundMinWeight = 0.5;
-constexpr int kSearchSoundAlikes = 4;
+constexpr int kSearchSoundAlikes = 60;
 
 }  // namespace
 
@@ -69,10 +68,6 @@ std::string heard_matching_text(const HeardMatching& m) {
 std::vector<VariantWord> variant_words(const std::vector<std::vector<std::string>>& surface,
                                        const HeardMatching& matching) {
   std::vector<VariantWord> out;
-#ifndef SCRIBE_HAVE_LEXICON  // TEMP-LEXICON
-  (void)surface, (void)matching;
-  return out;
-#else
   for (std::size_t t = 0; t < surface.size(); ++t) {
     // By word, the strongest way it was reached.
     std::map<std::string, VariantWord> best;
@@ -101,21 +96,15 @@ std::vector<VariantWord> variant_words(const std::vector<std::vector<std::string
     out.insert(out.end(), mine.begin(), mine.end());
   }
   return out;
-#endif
 }
 
 std::vector<VariantWord> search_sound_alikes(const std::string& word) {
   std::vector<VariantWord> out;
-#ifndef SCRIBE_HAVE_LEXICON  // TEMP-LEXICON
-  (void)word;
-  return out;
-#else
   if (word.size() < kSoundMinLetters || is_stop_word(word)) return out;
   for (const auto& s : lexicon::sound_alikes(word, kSearchSoundAlikes))
     if (s.weight >= kSearchSoundMinWeight && !is_stop_word(s.word))
       out.push_back({0, s.word, s.weight, Match::sound_alike});
   return out;
-#endif
 }
 
 }  // namespace scribe::enrichment
