@@ -63,7 +63,8 @@ class ExportRowsTest : public testing::PgTest {
     for (const auto& r : txn.exec_params("select text, punctuation, start_ms, end_ms, speaker, segment_id from words "
                                          "where transcription_id = $1 order by word_index",
                                          id))
-      out.push_back({r[0].c_str(), opt(r[1]), r[2].as<int64_t>(), r[3].as<int64_t>(), opt(r[4]), r[5].as<int64_t>()});
+      out.push_back({r[0].c_str(), opt(r[1]), r[2].as<int64_t>(), r[3].as<int64_t>(), opt(r[4]), r[5].as<int64_t>(),
+                     std::nullopt});
     return out;
   }
 

@@ -403,6 +403,7 @@ CueSet build_from_words(const std::vector<transcript::Word>& words, const BuildO
   set.tokens.reserve(words.size());
   for (const auto& w : words) {
     Token t = make_token(w.text, w.punctuation, w.start_ms, w.end_ms, w.speaker);
+    t.confidence = w.confidence;
     if (t.display_chars > 0) set.tokens.push_back(std::move(t));
   }
   normalize_times(set.tokens);
@@ -464,6 +465,7 @@ CueSet build_from_cues(const std::vector<transcript::Segment>& cues, const std::
   std::map<int64_t, std::vector<Token>> timed;
   for (const auto& w : words) {
     Token t = make_token(w.text, w.punctuation, w.start_ms, w.end_ms, w.speaker);
+    t.confidence = w.confidence;
     if (t.display_chars > 0) timed[w.segment_id].push_back(std::move(t));
   }
   std::vector<std::pair<std::size_t, std::size_t>> ranges;  // tokens of each segment

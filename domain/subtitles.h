@@ -39,7 +39,8 @@ struct Token {
   int64_t start_ms = 0;
   int64_t end_ms = 0;
   std::optional<std::string> speaker;
-  std::size_t display_chars = 0;  // code points of text + punctuation
+  std::optional<double> confidence;  // the recognizer's, for the JSON words
+  std::size_t display_chars = 0;     // code points of text + punctuation
   // The word classes of `text` (is_article and so on below), found once per
   // token: the cue and line breaking rules ask for them many times a word.
   bool article = false;

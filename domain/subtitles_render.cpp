@@ -193,6 +193,15 @@ std::string render_json(const CueSet& set) {
         append_optional_json(out, t.punctuation);
         out += ",\"speaker\":";
         append_optional_json(out, t.speaker);
+        // The recognizer's posterior to 3 decimals; null for edited words.
+        out += ",\"confidence\":";
+        if (t.confidence) {
+          char buf[16];
+          std::snprintf(buf, sizeof buf, "%.3f", std::clamp(*t.confidence, 0.0, 1.0));
+          out += buf;
+        } else {
+          out += "null";
+        }
         out += '}';
       }
       out += ']';

@@ -159,10 +159,17 @@ TEST(Subtitles, JsonIsCamelCaseWithWordsInWordModeOnly) {
   EXPECT_EQ(cue["text"], "Hello there,\nmy friend.");
   EXPECT_EQ(cue["speaker"], "SPEAKER_00");
   ASSERT_EQ(cue["words"].size(), 4u);
-  EXPECT_EQ(
-      cue["words"][1],
-      (nlohmann::json{
-          {"text", "there"}, {"startMs", 333}, {"endMs", 613}, {"punctuationAfter", ","}, {"speaker", "SPEAKER_00"}}));
+  EXPECT_EQ(cue["words"][1], (nlohmann::json{{"text", "there"},
+                                             {"startMs", 333},
+                                             {"endMs", 613},
+                                             {"punctuationAfter", ","},
+                                             {"speaker", "SPEAKER_00"},
+                                             {"confidence", nullptr}}));
+  // A word with the recognizer's confidence carries it, to 3 decimals.
+  auto sure = words;
+  for (auto& w : sure) w.confidence = 0.87654;
+  const auto k = nlohmann::json::parse(render_json(build_from_words(sure, {&preset("tiktok-shorts"), false})));
+  EXPECT_EQ(k["cues"][0]["words"][0]["confidence"], 0.877);
   EXPECT_TRUE(cue["words"][0]["punctuationAfter"].is_null());
   const auto s = nlohmann::json::parse(
       render_json(build_from_segments({{1, 0, 900, std::nullopt, "Quote \"me\"\\."}}, {&preset("youtube"), false})));

@@ -160,8 +160,8 @@ TEST(TranscriptRevision, UneditedCuesKeepRecognizedWordsEditedOnesAreSpread) {
   using transcript::Segment;
   using transcript::Word;
   const std::vector<Segment> recognized = {{11, 0, 1000, "SPEAKER_00", "Hello world."}};
-  const std::vector<Word> words = {{"Hello", std::nullopt, 100, 400, "SPEAKER_00", 11},
-                                   {"world", ".", 500, 900, "SPEAKER_00", 11}};
+  const std::vector<Word> words = {{"Hello", std::nullopt, 100, 400, "SPEAKER_00", 11, std::nullopt},
+                                   {"world", ".", 500, 900, "SPEAKER_00", 11, std::nullopt}};
   const std::vector<Segment> cues = {{101, 0, 1000, "SPEAKER_00", "Hello world."},
                                      {102, 1000, 2000, "SPEAKER_01", "Good bye, all."}};
   const auto out = cue_words(cues, recognized, words);

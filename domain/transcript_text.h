@@ -28,6 +28,9 @@ struct Word {
   int64_t end_ms = 0;
   std::optional<std::string> speaker;  // that of the owning segment
   int64_t segment_id = 0;
+  // The recognizer's posterior for the word (0-1), where the reader asked
+  // for it (the subtitles' JSON words); absent for edited words.
+  std::optional<double> confidence;
 };
 
 // Chapters are not produced yet; the Markdown export lists them once they are.

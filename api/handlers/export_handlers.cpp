@@ -2,6 +2,8 @@
 // the raw exports and the word timings. Rows are read in one snapshot, the
 // connection goes back to the pool, and the pure functions of
 // domain/transcript_text.h and domain/subtitles.h render the body.
+#include <cmath>
+
 #include "api/handlers/handlers.h"
 #include "api/enrichment_rows.h"
 #include "api/export_rows.h"
@@ -22,9 +24,15 @@ namespace {
 const db::Statement kMeta{"exports.meta",
                           "select status, title, language, detected_language from transcriptions "
                           "where id = $1 and account_id = $2"};
-const db::Statement kWordsPage{"exports.words_page",
-                               "select text, start_ms, end_ms, segment_id, word_index, speaker, punctuation "
-                               "from words where transcription_id = $1 order by word_index offset $2 limit $3"};
+const db::Statement kWordsPage{
+    "exports.words_page",
+    "select text, start_ms, end_ms, segment_id, word_index, speaker, punctuation, confidence "
+    "from words where transcription_id = $1 order by word_index offset $2 limit $3"};
+// The recognizer's confidences of a transcription's words, in word order
+// (the order load_segments_and_words gives them): the JSON subtitles' words
+// carry them, the packed words do not.
+const db::Statement kWordConfidences{"exports.word_confidences",
+                                     "select confidence from words where transcription_id = $1 order by word_index"};
 const db::Statement kWordsCount{"exports.words_count", "select count(*) from words where transcription_id = $1"};
 
 struct Meta {
@@ -141,6 +149,12 @@ Response SubtitlesHandler::handle(RequestContext& ctx) {
     if (speaker_names) names = edited ? edited->speaker_names : revisions::latest_speaker_names(txn, id);
     if (rows.segments.empty() && !edited)
       throw Error("not_found", "the transcription completed without segments; no subtitles exist");
+    if (format == "json" && !edited && !rows.words.empty()) {
+      const auto c = txn.exec_prepared(kWordConfidences.name, id);
+      if (c.size() == rows.words.size())
+        for (std::size_t i = 0; i < c.size(); ++i)
+          if (!c[i][0].is_null()) rows.words[i].confidence = c[i][0].as<double>();
+    }
   }
   ctx.release_db();
   if (mode == "word" && rows.words.empty() && !edited)
@@ -184,13 +198,15 @@ Response WordsHandler::handle(RequestContext& ctx) {
   Json words = Json::array();
   if (total > 0) {
     for (const auto& r : txn.exec_prepared(kWordsPage.name, id, offset, limit)) {
-      words.push_back({{"text", r[0].c_str()},
-                       {"start_ms", r[1].as<int64_t>()},
-                       {"end_ms", r[2].as<int64_t>()},
-                       {"segment_id", r[3].as<int64_t>()},
-                       {"word_index", r[4].as<int64_t>()},
-                       {"speaker", r[5].is_null() ? Json(nullptr) : Json(r[5].c_str())},
-                       {"punctuation", r[6].is_null() ? Json(nullptr) : Json(r[6].c_str())}});
+      words.push_back(
+          {{"text", r[0].c_str()},
+           {"start_ms", r[1].as<int64_t>()},
+           {"end_ms", r[2].as<int64_t>()},
+           {"segment_id", r[3].as<int64_t>()},
+           {"word_index", r[4].as<int64_t>()},
+           {"speaker", r[5].is_null() ? Json(nullptr) : Json(r[5].c_str())},
+           {"punctuation", r[6].is_null() ? Json(nullptr) : Json(r[6].c_str())},
+           {"confidence", r[7].is_null() ? Json(nullptr) : Json(std::round(r[7].as<double>() * 1000) / 1000)}});
     }
   }
   const int64_t returned = static_cast<int64_t>(words.size());

@@ -19,13 +19,13 @@ Transcript two_speakers() {
   t.segments = {{11, 0, 3320, std::string("SPEAKER_00"), "The beach was popular."},
                 {12, 3500, 6000, std::string("SPEAKER_01"), "People were swimming."},
                 {13, 6100, 6200, std::nullopt, "  "}};
-  t.words = {{"The", std::nullopt, 0, 400, std::string("SPEAKER_00"), 11},
-             {"beach", std::nullopt, 400, 900, std::string("SPEAKER_00"), 11},
-             {"was", std::nullopt, 900, 1300, std::string("SPEAKER_00"), 11},
-             {"popular", std::string("."), 1300, 3320, std::string("SPEAKER_00"), 11},
-             {"People", std::nullopt, 3500, 4000, std::string("SPEAKER_01"), 12},
-             {"were", std::nullopt, 4000, 4500, std::string("SPEAKER_01"), 12},
-             {"swimming", std::string("."), 4500, 6000, std::string("SPEAKER_01"), 12}};
+  t.words = {{"The", std::nullopt, 0, 400, std::string("SPEAKER_00"), 11, std::nullopt},
+             {"beach", std::nullopt, 400, 900, std::string("SPEAKER_00"), 11, std::nullopt},
+             {"was", std::nullopt, 900, 1300, std::string("SPEAKER_00"), 11, std::nullopt},
+             {"popular", std::string("."), 1300, 3320, std::string("SPEAKER_00"), 11, std::nullopt},
+             {"People", std::nullopt, 3500, 4000, std::string("SPEAKER_01"), 12, std::nullopt},
+             {"were", std::nullopt, 4000, 4500, std::string("SPEAKER_01"), 12, std::nullopt},
+             {"swimming", std::string("."), 4500, 6000, std::string("SPEAKER_01"), 12, std::nullopt}};
   return t;
 }
 

@@ -137,6 +137,25 @@ test('search: the default finds no misheard word; match=heard finds it and says 
   assert.equal(none.json.total, 0, none.body);
 });
 
+test('word confidence: /words and the JSON subtitles words carry it, within 0-1', async () => {
+  assert.ok(words.length > 20);
+  for (const w of words) {
+    assert.equal(typeof w.confidence, 'number', JSON.stringify(w));
+    assert.ok(w.confidence >= 0 && w.confidence <= 1, JSON.stringify(w));
+  }
+  // Posteriors, not a constant.
+  assert.ok(new Set(words.map((w) => w.confidence)).size > 5);
+  const sub = await api(server, `/transcriptions/${id}/subtitles?format=json&mode=word`);
+  assert.equal(sub.status, 200, sub.body);
+  const subWords = sub.json.cues.flatMap((c) => c.words);
+  assert.ok(subWords.length > 0);
+  for (const w of subWords) assert.ok(typeof w.confidence === 'number' && w.confidence >= 0 && w.confidence <= 1,
+    JSON.stringify(w));
+  // The same word has the same confidence in both.
+  const first = words.find((w) => w.start_ms === subWords[0].startMs);
+  if (first) assert.equal(first.confidence, subWords[0].confidence);
+});
+
 test('search: match takes text or heard only', async () => {
   const res = await api(server, `/search?q=kitchen&match=fuzzy`);
   envelope(assert, res, 400, 'invalid_request');

@@ -207,13 +207,13 @@ test('subtitles: every format under every preset is readable and keeps the prese
           assert.deepEqual(Object.keys(c.raw).sort(), ['endMs', 'speaker', 'startMs', 'text', 'words'].filter(
             (k) => k !== 'speaker' || c.raw.speaker !== undefined));
           for (const w of c.raw.words)
-            assert.deepEqual(Object.keys(w).sort(), ['endMs', 'punctuationAfter', 'speaker', 'startMs', 'text']);
+            assert.deepEqual(Object.keys(w).sort(), ['confidence', 'endMs', 'punctuationAfter', 'speaker', 'startMs', 'text']);
         }
       }
       if (format === 'json') {
         const flat = cues.flatMap((c) => c.raw.words);
-        assert.deepEqual(flat.map((w) => [w.text, w.startMs, w.endMs, w.punctuationAfter, w.speaker]),
-          allWords.map((w) => [w.text, w.start_ms, w.end_ms, w.punctuation, w.speaker]));
+        assert.deepEqual(flat.map((w) => [w.text, w.startMs, w.endMs, w.punctuationAfter, w.speaker, w.confidence]),
+          allWords.map((w) => [w.text, w.start_ms, w.end_ms, w.punctuation, w.speaker, w.confidence]));
       }
     }
   }
@@ -281,7 +281,7 @@ test('words: paged until has_more is false, consistent with the segments', async
   assert.deepEqual(paged, body.words);
   const bySegment = new Map(segments.map((s) => [s.id, s]));
   paged.forEach((w, i) => {
-    assert.deepEqual(Object.keys(w).sort(), ['end_ms', 'punctuation', 'segment_id', 'speaker', 'start_ms', 'text',
+    assert.deepEqual(Object.keys(w).sort(), ['confidence', 'end_ms', 'punctuation', 'segment_id', 'speaker', 'start_ms', 'text',
       'word_index']);
     assert.equal(w.word_index, i);
     const seg = bySegment.get(w.segment_id);
