@@ -67,8 +67,8 @@ Answered answer(RequestContext& ctx, const AskScope& scope, const AskRequest& r,
   Answered out;
   pqxx::read_transaction txn(ctx.db());
   const auto& config = ctx.services.config;
-  const Retrieved found = retrieve(txn, scope, r.question,
-                                   {config.ask_alternates, config.ask_sound_alikes, config.ask_meaning_alikes});
+  const Retrieved found =
+      retrieve(txn, scope, r.question, {config.ask_alternates, config.ask_sound_alikes, config.ask_meaning_alikes});
   enrichment::Cited moved;
   out.answer = enrichment::answer_question(
       found.terms, found.segments, found.collection, {r.top_k, 3},
