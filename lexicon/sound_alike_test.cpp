@@ -52,7 +52,7 @@ TEST(SoundAlikes, FindTheRecognizersMishearings) {
     EXPECT_LE(s.weight, 1);
   }
   // Not words that merely share letters or nothing at all.
-  EXPECT_FALSE(has(sound_alikes("coral", 50), "moral") && has(sound_alikes("coral", 50), "dog"));
+  EXPECT_FALSE(has(sound_alikes("coral", 50), "dog"));
   EXPECT_FALSE(has(sound_alikes("moat", 50), "dog"));
   EXPECT_FALSE(has(sound_alikes("elephant", 50), "telephone"));
   EXPECT_TRUE(sound_alikes("qwxzv").empty());
