@@ -247,12 +247,18 @@ async function ask(argv) {
     else if (argv[i] === '--top-k') opts.topK = Number(argv[++i]);
     else throw new Error(`unknown option ${argv[i]}`);
   }
+  // ASK_SKIP_KINDS=passage: ask only the multi-topic recordings and the
+  // dialogues (a partial run while the single passages are still being
+  // transcribed; the library scope then holds whatever is completed).
+  const skip = (process.env.ASK_SKIP_KINDS || '').split(',').filter(Boolean);
   const recs = library();
+  if (skip.length) console.log(`per-transcript asks skip recordings of kind ${skip.join(', ')}`);
   const map = readMap();
   const byName = new Map(recs.map((r) => [r.name, r]));
   const byId = new Map();
   for (const r of recs) {
     const e = map.get(r.name);
+    if (!e && skip.includes(r.kind)) continue;
     if (!e) throw new Error(`${r.name} has no transcription: run bench/ask_quality.sh (upload) first`);
     r.id = e.id;
     byId.set(e.id, r);
@@ -262,7 +268,7 @@ async function ask(argv) {
   // Expand into asks.
   const asks = [];
   for (const q of questions) {
-    const setRecs = recs.filter((r) => r.set === q.set);
+    const setRecs = recs.filter((r) => r.set === q.set && !skip.includes(r.kind));
     if (q.scope === 'library') {
       asks.push({ q, rec: null });
       continue;
