@@ -195,19 +195,23 @@ void add_heard(pqxx::transaction_base& txn, const AskScope& scope, Retrieved& ou
       by_id[s.segment_id] = out.segments.size();
       out.segments.push_back(std::move(s));
     }
-  // Each alternate to the segment of its transcription holding its middle.
+  // Each alternate to the segment of its transcription holding its middle:
+  // the last one starting at or before it (segments of a recording do not
+  // overlap), found by binary search in start order.
   std::map<int64_t, std::vector<std::size_t>> by_transcription;
   for (std::size_t i = 0; i < out.segments.size(); ++i) by_transcription[out.segments[i].transcription_id].push_back(i);
+  for (auto& [_, list] : by_transcription)
+    std::sort(list.begin(), list.end(),
+              [&](std::size_t a, std::size_t b) { return out.segments[a].start_ms < out.segments[b].start_ms; });
   std::map<std::size_t, std::map<std::string, double>> mass;
   for (const auto& h : heard) {
     const int64_t mid = (h.start_ms + h.end_ms) / 2;
-    for (auto i : by_transcription[h.transcription_id]) {
-      const auto& s = out.segments[i];
-      if (s.start_ms <= mid && mid <= s.end_ms) {
-        mass[i][h.lexeme] += h.posterior;
-        break;
-      }
-    }
+    const auto& list = by_transcription[h.transcription_id];
+    auto after = std::upper_bound(list.begin(), list.end(), mid,
+                                  [&](int64_t t, std::size_t i) { return t < out.segments[i].start_ms; });
+    if (after == list.begin()) continue;
+    const std::size_t i = *std::prev(after);
+    if (mid <= out.segments[i].end_ms) mass[i][h.lexeme] += h.posterior;
   }
   for (auto& [i, lexemes_heard] : mass) out.segments[i].heard.assign(lexemes_heard.begin(), lexemes_heard.end());
 }

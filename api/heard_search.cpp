@@ -80,8 +80,9 @@ HeardPage run_heard_search(pqxx::transaction_base& txn, const SearchQuery& query
     if (!enrichment::is_stop_word(w) && std::find(words.begin(), words.end(), w) == words.end()) words.push_back(w);
   const auto lexemes = lexemes_of(txn, words);
   AskScope scope{query.account_id, query.transcription_id, query.transcription_ids};
-  // Per content word, the segments that have it and how.
-  std::vector<std::map<Key, Found>> per_word;
+  // Per content word (words PostgreSQL does not index are left out), the
+  // segments that have it and how.
+  std::vector<std::pair<std::string, std::map<Key, Found>>> per_word;
   for (std::size_t i = 0; i < words.size() && i < lexemes.size(); ++i) {
     if (lexemes[i].empty()) continue;
     std::map<Key, Found> found;
@@ -128,25 +129,23 @@ HeardPage run_heard_search(pqxx::transaction_base& txn, const SearchQuery& query
       for (const auto& r :
            txn.exec_prepared(kAt.name, query.account_id, db::int_array_literal(tids), db::int_array_literal(times)))
         offer(key_of(r), {"alternate", heard[r[4].as<std::size_t>() - 1].word});
-    per_word.push_back(std::move(found));
+    per_word.push_back({words[i], std::move(found)});
   }
   // A heard hit has every content word, at least one not as written.
   if (!per_word.empty())
-    for (const auto& [k, first] : per_word.front()) {
-      HeardHit hit;
-      bool all = true;
-      for (std::size_t w = 0; w < per_word.size() && all; ++w) {
-        auto it = per_word[w].find(k);
-        if (it == per_word[w].end()) {
-          all = false;
+    for (const auto& [k, first] : per_word.front().second) {
+      if (matched.count(k)) continue;  // a substring match says "text"
+      HeardHit hit{{}, "text", {}};
+      for (const auto& [word, found] : per_word) {
+        auto it = found.find(k);
+        if (it == found.end()) {
+          hit.words.clear();
           break;
         }
-        hit.words.push_back({words[w], it->second.how, it->second.heard});
-        if (rank(it->second.how) > rank(hit.how.empty() ? "text" : hit.how)) hit.how = it->second.how;
+        hit.words.push_back({word, it->second.how, it->second.heard});
+        if (rank(it->second.how) > rank(hit.how)) hit.how = it->second.how;
       }
-      if (!all || hit.how.empty() || hit.how == "text") continue;
-      if (matched.count(k)) continue;  // a substring match says "text"
-      matched[k] = std::move(hit);
+      if (hit.words.size() == per_word.size() && hit.how != "text") matched[k] = std::move(hit);
     }
 
   HeardPage page;
@@ -170,18 +169,7 @@ HeardPage run_heard_search(pqxx::transaction_base& txn, const SearchQuery& query
   for (auto* slot : slots) {
     auto it = rows.find(slot->hit.segment_id);
     if (it == rows.end()) continue;
-    const auto& r = it->second;
-    SearchHit h;
-    h.transcription_id = r[0].as<int64_t>();
-    if (!r[1].is_null()) h.title = r[1].c_str();
-    h.segment_id = r[2].as<int64_t>();
-    if (!r[3].is_null()) h.speaker = r[3].c_str();
-    h.start_ms = r[4].as<int64_t>();
-    h.end_ms = r[5].as<int64_t>();
-    h.text = r[6].c_str();
-    h.source = r[7].c_str();
-    if (!r[8].is_null()) h.source_url = r[8].c_str();
-    slot->hit = std::move(h);
+    slot->hit = hit_from_row(it->second);
     page.hits.push_back(std::move(*slot));
   }
   return page;

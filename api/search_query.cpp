@@ -163,6 +163,8 @@ bool use_walk(const SearchQuery& query, int64_t total) {
 
 }  // namespace
 
+SearchHit hit_from_row(const pqxx::row& r) { return hit_of(r); }
+
 std::string like_pattern(const std::string& q) {
   std::string out = "%";
   for (char c : q) {

@@ -49,6 +49,12 @@ struct SearchPage {
 // `q` as an ILIKE pattern matching it anywhere, with %, _ and \ taken literally.
 std::string like_pattern(const std::string& q);
 
+// A hit from a row whose first columns are, in order: transcription_id,
+// title, segment_id, speaker, start_ms, end_ms, text, source, url (the
+// transcription's). The opt-in heard search (api/heard_search.h) reads its
+// hits with it too.
+SearchHit hit_from_row(const pqxx::row& r);
+
 // Runs the count and the page in `txn`; hits in the spec's order (newest
 // transcription first, then start_ms, then segment id).
 SearchPage run_search(pqxx::transaction_base& txn, const SearchQuery& query);

@@ -185,12 +185,21 @@ Answer answer_question(const std::vector<QueryTerm>& terms, const std::vector<As
   if (terms.empty() || segments.empty()) return out;
   const double n = std::max(collection.segments, static_cast<double>(segments.size()));
   const double avgdl = collection.average_length > 0 ? collection.average_length : 1.0;
+  // Document frequencies of the terms and their variants, in one pass over
+  // the segments (a question brings hundreds of variant lexemes, a library
+  // ask up to kLibraryFetchMaxSegments segments). `segments` holds every
+  // segment with any of the lexemes, so counting them is exact; a library
+  // ask knows commoner ones' beforehand.
+  std::unordered_map<std::string, double> counted;
+  for (const auto& t : terms) {
+    counted.emplace(t.lexeme, 0);
+    for (const auto& v : t.variants) counted.emplace(v.lexeme, 0);
+  }
+  for (const auto& s : segments)
+    for (const auto& [lexeme, _] : s.terms)
+      if (auto it = counted.find(lexeme); it != counted.end()) it->second += 1;
   auto frequency = [&](const std::string& lexeme) {
-    // `segments` holds every segment with any of the lexemes, so counting
-    // them is exact; a library ask knows commoner ones' beforehand.
-    double df = 0;
-    for (const auto& s : segments)
-      if (term_count(s, lexeme) > 0) ++df;
+    double df = counted.at(lexeme);
     if (auto known = collection.document_frequency.find(lexeme); known != collection.document_frequency.end())
       df = std::max(df, known->second);
     return df;
