@@ -197,7 +197,7 @@ std::string render_json(const CueSet& set) {
         out += ",\"confidence\":";
         if (t.confidence) {
           char buf[16];
-          std::snprintf(buf, sizeof buf, "%.3f", std::clamp(*t.confidence, 0.0, 1.0));
+          std::snprintf(buf, sizeof buf, "%.3f", transcript::shown_confidence(*t.confidence));
           out += buf;
         } else {
           out += "null";

@@ -10,6 +10,7 @@ namespace {
 
 using transcript::Segment;
 using transcript::Word;
+using transcript::shown_confidence;
 
 // Words of `text` spoken at a steady 3 words per second from `start_ms`, each
 // trailing punctuation kept apart as the pipeline stores it.
@@ -170,6 +171,17 @@ TEST(Subtitles, JsonIsCamelCaseWithWordsInWordModeOnly) {
   for (auto& w : sure) w.confidence = 0.87654;
   const auto k = nlohmann::json::parse(render_json(build_from_words(sure, {&preset("tiktok-shorts"), false})));
   EXPECT_EQ(k["cues"][0]["words"][0]["confidence"], 0.877);
+  // A value half-way between two thousandths reads as /words shows it (the
+  // JSON number of shown_confidence), whatever its binary digits: 0.9295 is
+  // 0.92949999... in binary, which "%.3f" alone printed as 0.929.
+  for (const double c : {0.9295, 0.0005, 0.1235, 0.5, 1.2, -0.1}) {
+    for (auto& w : sure) w.confidence = c;
+    const auto j = nlohmann::json::parse(render_json(build_from_words(sure, {&preset("tiktok-shorts"), false})));
+    EXPECT_EQ(j["cues"][0]["words"][0]["confidence"].dump(), nlohmann::json(shown_confidence(c)).dump()) << c;
+  }
+  EXPECT_EQ(shown_confidence(0.9295), 0.93);
+  EXPECT_EQ(shown_confidence(1.2), 1.0);
+  EXPECT_EQ(shown_confidence(-0.1), 0.0);
   EXPECT_TRUE(cue["words"][0]["punctuationAfter"].is_null());
   const auto s = nlohmann::json::parse(
       render_json(build_from_segments({{1, 0, 900, std::nullopt, "Quote \"me\"\\."}}, {&preset("youtube"), false})));

@@ -33,6 +33,15 @@ struct Word {
   std::optional<double> confidence;
 };
 
+// A confidence as the API shows it: clamped to 0-1 and rounded to 3 decimals.
+// /words and the subtitles' JSON words both print this value, so one word
+// never reads 0.93 in one and 0.929 in the other (printf's "%.3f" rounds the
+// binary value, 0.92949..., down, where round(x * 1000) rounds 929.5 up).
+inline double shown_confidence(double c) {
+  const double clamped = c < 0 ? 0 : (c > 1 ? 1 : c);
+  return static_cast<double>(static_cast<int64_t>(clamped * 1000 + 0.5)) / 1000;
+}
+
 // Chapters are not produced yet; the Markdown export lists them once they are.
 struct Chapter {
   int64_t start_ms = 0;

@@ -206,7 +206,7 @@ Response WordsHandler::handle(RequestContext& ctx) {
            {"word_index", r[4].as<int64_t>()},
            {"speaker", r[5].is_null() ? Json(nullptr) : Json(r[5].c_str())},
            {"punctuation", r[6].is_null() ? Json(nullptr) : Json(r[6].c_str())},
-           {"confidence", r[7].is_null() ? Json(nullptr) : Json(std::round(r[7].as<double>() * 1000) / 1000)}});
+           {"confidence", r[7].is_null() ? Json(nullptr) : Json(transcript::shown_confidence(r[7].as<double>()))}});
     }
   }
   const int64_t returned = static_cast<int64_t>(words.size());

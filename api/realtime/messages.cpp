@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/time.h"
+#include "domain/transcript_text.h"
 
 namespace scribe::api::realtime {
 namespace {
@@ -48,7 +49,7 @@ Json words_json(const std::vector<WireWord>& words, Dialect d) {
     Json j{{"text", w.text}, {"start", w.start_ms}, {"end", w.end_ms}, {"word_is_final", w.final}};
     // AssemblyAI's words always carry a number; a partial's guess has none
     // of ours, and 0 says "not known" without breaking a client's parser.
-    j["confidence"] = w.confidence ? Json(std::round(*w.confidence * 1000) / 1000)
+    j["confidence"] = w.confidence ? Json(transcript::shown_confidence(*w.confidence))
                                    : (d == Dialect::AssemblyAI ? Json(0.0) : Json(nullptr));
     a.push_back(std::move(j));
   }
