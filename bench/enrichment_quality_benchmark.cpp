@@ -63,6 +63,7 @@
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "bench/enrichment_eval/recordings.h"
 #include "bench/enrichment_eval/segmentation_metrics.h"
 #include "common/json.h"
 #include "domain/transcript_artifact.h"
@@ -73,6 +74,7 @@ namespace {
 namespace fs = std::filesystem;
 namespace seg = scribe::bench::segeval;
 using scribe::Json;
+using scribe::bench::enrichment_eval::Recording;
 using scribe::enrichment::SegmentationMethod;
 using scribe::enrichment::SegmentationOptions;
 using scribe::transcript::TranscriptArtifact;
@@ -88,23 +90,6 @@ struct Settings {
   int seeds = 100;
   int top = 15;
   bool verbose = false;
-};
-
-struct Passage {
-  double start = 0, end = 0;
-  std::string name, voices;
-};
-
-// One recording: the transcript (what the segmenter sees) and, apart, the
-// reference (what only scoring sees).
-struct Recording {
-  std::string name, set;
-  double duration = 0;
-  TranscriptArtifact transcript;
-  // Reference, never passed to the segmenter.
-  std::vector<Passage> passages;
-  std::vector<double> true_times;        // starts of the passages after the first
-  std::vector<int> true_segment_labels;  // per transcript segment: the passage it overlaps most
 };
 
 // The figures of one row: boundary precision, recall and F1 at the tolerance
@@ -139,82 +124,8 @@ struct SetScores {
   int recordings = 0;
 };
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p);
-  if (!in) throw std::runtime_error("cannot read " + p.string());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// WORK/NAME.labels: "# set S recording R duration D", then "passage START END NAME VOICES" lines.
-Recording load_recording(const fs::path& labels_path) {
-  Recording r;
-  r.name = labels_path.stem().string();
-  std::ifstream in(labels_path);
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream ls(line);
-    std::string word;
-    ls >> word;
-    if (word == "#") {
-      for (std::string key, value; ls >> key >> value;) {
-        if (key == "set") r.set = value;
-        if (key == "duration") r.duration = std::stod(value);
-      }
-    } else if (word == "passage") {
-      Passage p;
-      ls >> p.start >> p.end >> p.name >> p.voices;
-      r.passages.push_back(p);
-    }
-  }
-  if (r.passages.empty() || r.set.empty()) throw std::runtime_error(labels_path.string() + ": no set or passages");
-  for (std::size_t i = 1; i < r.passages.size(); ++i) r.true_times.push_back(r.passages[i].start);
-  r.transcript =
-      scribe::transcript::artifact_from_json(Json::parse(read_file(fs::path(labels_path).replace_extension(".json"))));
-  if (r.duration <= 0) r.duration = r.transcript.duration_seconds;
-  // Each segment's true topic: the passage (with the pause before the next
-  // one) it overlaps most, kept non-decreasing.
-  int last = 0;
-  for (const auto& s : r.transcript.segments) {
-    int best = last;
-    double best_overlap = -1;
-    for (std::size_t p = 0; p < r.passages.size(); ++p) {
-      const double from = r.passages[p].start;
-      const double to = p + 1 < r.passages.size() ? r.passages[p + 1].start : r.duration + 1e9;
-      const double overlap = std::min(to, s.end) - std::max(from, s.start);
-      if (overlap > best_overlap) best_overlap = overlap, best = int(p);
-    }
-    last = std::max(last, best);
-    r.true_segment_labels.push_back(last);
-  }
-  return r;
-}
-
 std::vector<Recording> load_all(const Settings& s, const std::string& only_set) {
-  if (!fs::is_directory(s.work))
-    throw std::runtime_error(s.work + " does not exist: run bench/enrichment_eval/make_set.sh first");
-  std::vector<fs::path> labels;
-  for (const auto& e : fs::directory_iterator(s.work))
-    if (e.path().extension() == ".labels") labels.push_back(e.path());
-  std::sort(labels.begin(), labels.end());
-  std::vector<Recording> out;
-  for (const auto& p : labels) {
-    // The set is in the labels file's first line; read it before the transcript.
-    std::ifstream in(p);
-    std::string first;
-    std::getline(in, first);
-    std::istringstream fl(first);
-    std::string hash, key, set;
-    fl >> hash >> key >> set;
-    if (only_set != "all" && set != only_set) continue;
-    if (!fs::exists(fs::path(p).replace_extension(".json"))) {
-      std::cerr << "skipping " << p.stem().string() << ": no transcript (make_set.sh has not transcribed it)\n";
-      continue;
-    }
-    out.push_back(load_recording(p));
-  }
-  if (out.empty()) throw std::runtime_error("no transcribed recordings in " + s.work + " for set " + only_set);
-  return out;
+  return scribe::bench::enrichment_eval::load_recordings(s.work, only_set);
 }
 
 // Scores of segment starts `starts` on recording `r`.

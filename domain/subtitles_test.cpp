@@ -9,8 +9,8 @@ namespace scribe::subtitles {
 namespace {
 
 using transcript::Segment;
-using transcript::Word;
 using transcript::shown_confidence;
+using transcript::Word;
 
 // Words of `text` spoken at a steady 3 words per second from `start_ms`, each
 // trailing punctuation kept apart as the pipeline stores it.

@@ -5,6 +5,7 @@
 
 #include "common/text.h"
 #include "enrichment/text.h"
+#include "lexicon/wordnet.h"
 
 namespace scribe::enrichment {
 namespace {
@@ -103,7 +104,7 @@ std::vector<std::pair<std::size_t, std::size_t>> split_sentences(std::string_vie
   return out;
 }
 
-Corpus::Corpus(const transcript::TranscriptArtifact& t) : t_(t) {
+Corpus::Corpus(const transcript::TranscriptArtifact& t, const LabelOptions& labeling) : t_(t), labeling_(labeling) {
   const int n = segment_count();
   recording_end_ = std::max(0.0, t.duration_seconds);
   if (n > 0) recording_end_ = std::max(recording_end_, t.segments.back().end);
@@ -125,6 +126,11 @@ void Corpus::read_segment(int index) {
   segment_sentences_.push_back(static_cast<int>(sentences_.size()));
   const std::string& text = t_.segments[index].text;
   const std::vector<Token> tokens = tokenize(text);
+  // The recognizer's words are the segment's tokens one for one unless the
+  // text was edited or split differently ("well-known"); only then are their
+  // confidences the tokens'.
+  const auto& recognized = t_.segments[index].words;
+  const bool aligned = recognized.size() == tokens.size();
   std::size_t next_token = 0;
   for (const auto& [begin, end] : split_sentences(text)) {
     CorpusSentence sentence{index, begin, end, static_cast<int>(words_.size()), 0, false};
@@ -146,8 +152,14 @@ void Corpus::read_segment(int index) {
         form_count_.push_back(0);
         after_determiner_.push_back(0);
         after_verb_cue_.push_back(0);
+        confidence_sum_.push_back(0);
+        confidence_count_.push_back(0);
       }
       w.form = form_it->second;
+      if (aligned && recognized[next_token].confidence > 0) {
+        confidence_sum_[w.form] += recognized[next_token].confidence;
+        ++confidence_count_[w.form];
+      }
       w.stop = is_stop_word(tok.text);
       w.filler = !w.stop && is_filler_word(tok.text);
       if (new_form && !w.stop && !w.filler && tok.text.size() >= 2) {
@@ -215,6 +227,38 @@ void Corpus::finish_forms() {
   mid_count_.clear();
   mid_upper_count_.clear();
   upper_spelling_.clear();
+
+  lexical_noun_.assign(forms_.size(), 1.0);
+  term_lexical_noun_.assign(stems_.size(), 0.0);
+  const bool lexicon = labeling_.parts_of_speech && lexicon::wordnet_available();
+  for (std::size_t f = 0; f < forms_.size(); ++f) {
+    const int term = form_term_[f];
+    // Stop words and fillers are never heads; names WordNet lacks stay 1.
+    if (lexicon && term >= 0) {
+      std::string word = forms_[f];
+      if (word.size() > 3 && word.ends_with("'s")) word.resize(word.size() - 2);
+      const auto shares = lexicon::pos_shares(word);
+      const double noun = shares[static_cast<int>(lexicon::Pos::noun)];
+      const bool known = std::any_of(shares.begin(), shares.end(), [](double x) { return x > 0; });
+      if (known) lexical_noun_[f] = labeling_.noun_floor + (1 - labeling_.noun_floor) * noun;
+    }
+    if (term >= 0) term_lexical_noun_[term] = std::max(term_lexical_noun_[term], lexical_noun_[f]);
+  }
+
+  // A transcript without confidences (an engine that gives none, an older
+  // artifact) weighs every word alike.
+  heard_.assign(forms_.size(), 1.0);
+  const bool heard = labeling_.confidence && labeling_.sure_confidence > 0 &&
+                     std::any_of(confidence_count_.begin(), confidence_count_.end(), [](int c) { return c > 0; });
+  for (std::size_t f = 0; heard && f < forms_.size(); ++f) {
+    if (confidence_count_[f] == 0) continue;
+    const double mean = confidence_sum_[f] / confidence_count_[f];
+    heard_[f] = std::clamp(mean / labeling_.sure_confidence, labeling_.heard_floor, 1.0);
+  }
+  confidence_sum_.clear();
+  confidence_sum_.shrink_to_fit();
+  confidence_count_.clear();
+  confidence_count_.shrink_to_fit();
 }
 
 namespace {
@@ -227,11 +271,12 @@ double noun_factor_of(double count, double after_determiner, double after_verb_c
 }  // namespace
 
 double Corpus::noun_factor(int form) const {
-  return noun_factor_of(form_count_[form], after_determiner_[form], after_verb_cue_[form]);
+  return noun_factor_of(form_count_[form], after_determiner_[form], after_verb_cue_[form]) * lexical_noun_[form];
 }
 
 double Corpus::term_noun_factor(int term) const {
-  return noun_factor_of(term_frequency_[term], term_after_determiner_[term], term_after_verb_cue_[term]);
+  return noun_factor_of(term_frequency_[term], term_after_determiner_[term], term_after_verb_cue_[term]) *
+         term_lexical_noun_[term];
 }
 
 std::string_view Corpus::sentence_text(const CorpusSentence& s) const {

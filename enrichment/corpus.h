@@ -37,6 +37,33 @@ struct CorpusSentence {
   bool question = false;  // ends with '?'
 };
 
+// How titles and questions weigh the words they are made of, beyond the
+// transcript's text. Everything is on by default; the title benchmark turns
+// it off to measure the titles of before (bench/title_quality_benchmark.cpp),
+// and chose the numbers on its tune set.
+struct LabelOptions {
+  // WordNet's parts of speech (lexicon/wordnet.h): a word WordNet knows only
+  // as a verb, adjective or adverb ("stretched", "slowly") is no noun
+  // whatever its context says. Its noun factor is scaled by
+  // noun_floor + (1 - noun_floor) * (the share of its senses that are nouns).
+  bool parts_of_speech = true;
+  double noun_floor = 0.3;
+  // The recognizer's confidence in the word (its lattice posterior: what is
+  // left after the alternates it almost heard): a form heard with a mean
+  // confidence below sure_confidence is probably misheard ("coral" written
+  // as "carl") and is weighed down, to at least heard_floor, wherever a
+  // title or a question would be made of it.
+  bool confidence = true;
+  double sure_confidence = 0.6;
+  double heard_floor = 0.3;
+  // A title is a noun phrase ("Sourdough Starter") rather than two
+  // keyphrases joined ("Starter and Baker"): when the best keyphrase is one
+  // word, a phrase of two words or more that holds it, ends on a noun and
+  // scores at least this share of it comes first (enrichment::keyphrases);
+  // 2 turns it off.
+  double phrase_share = 0.5;
+};
+
 // Contiguous segments [first, end).
 struct Span {
   int first = 0;
@@ -47,7 +74,7 @@ struct Span {
 class Corpus {
  public:
   // Keeps a reference to `t`, which must outlive the corpus.
-  explicit Corpus(const transcript::TranscriptArtifact& t);
+  explicit Corpus(const transcript::TranscriptArtifact& t, const LabelOptions& labeling = {});
   explicit Corpus(transcript::TranscriptArtifact&&) = delete;
   Corpus(const Corpus&) = delete;
   Corpus& operator=(const Corpus&) = delete;
@@ -89,9 +116,15 @@ class Corpus {
   // known): raised when it follows a determiner ("the magma"), lowered when it
   // follows a pronoun, "to" or a modal ("they move", "to open"). Titles and
   // questions read best around nouns, and no tagger is at hand.
+  // Scaled by WordNet's noun share of the word (LabelOptions) when WordNet
+  // has it.
   double noun_factor(int form) const;
   // The same over every form of a term ("stay", "stays", "staying").
   double term_noun_factor(int term) const;
+  // How surely the recognizer heard the form, heard_floor..1 (LabelOptions);
+  // 1 when the transcript carries no confidences.
+  double heard_factor(int form) const { return heard_[form]; }
+  const LabelOptions& label_options() const { return labeling_; }
 
  private:
   void read_segment(int index);
@@ -117,6 +150,12 @@ class Corpus {
   std::vector<int> after_verb_cue_;
   std::vector<int> term_after_determiner_;
   std::vector<int> term_after_verb_cue_;
+  LabelOptions labeling_;
+  std::vector<double> lexical_noun_;       // per form: WordNet's scale of its noun factor
+  std::vector<double> term_lexical_noun_;  // per term: the largest of its forms'
+  std::vector<double> heard_;              // per form: heard_factor
+  std::vector<double> confidence_sum_;     // while reading: per form
+  std::vector<int> confidence_count_;
   // While reading: per form, mid-sentence occurrences and how many of them
   // were capitalized, and the last capitalized spelling seen.
   std::vector<int> mid_count_;

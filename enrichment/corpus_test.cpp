@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "enrichment/synthetic_transcripts.h"
+#include "enrichment/text.h"
+#include "lexicon/wordnet.h"
 
 namespace scribe::enrichment {
 namespace {
@@ -92,6 +94,72 @@ TEST(Corpus, EmptyTranscriptsAndEmptySegments) {
   EXPECT_EQ(blank.segment_count(), 3);
   EXPECT_TRUE(blank.words().empty());
   EXPECT_EQ(blank.segment_word_begin(3), 0);
+}
+
+// The recognizer's words of each segment, one per token, with confidences.
+void set_confidences(transcript::TranscriptArtifact& t, const std::vector<std::vector<double>>& confidences) {
+  for (std::size_t i = 0; i < t.segments.size() && i < confidences.size(); ++i) {
+    auto& s = t.segments[i];
+    s.words.clear();
+    for (const auto& tok : tokenize(s.text)) s.words.push_back({tok.text, s.start, s.end, 0, std::nullopt});
+    for (std::size_t k = 0; k < s.words.size() && k < confidences[i].size(); ++k)
+      s.words[k].confidence = confidences[i][k];
+  }
+}
+
+int form_of(const Corpus& c, const std::string& word) {
+  for (const auto& w : c.words())
+    if (c.form(w.form) == word) return w.form;
+  return -1;
+}
+
+TEST(CorpusEvidence, WordNetLowersWordsThatAreNoNouns) {
+  if (!lexicon::wordnet_available()) GTEST_SKIP() << "WordNet (wordnet-base) is not installed";
+  // "stretched" and "gently" sit where nouns sit ("the"), but WordNet knows
+  // them only as a verb and an adverb; "starter" is a noun.
+  const auto t = testing::transcript_of({"The starter rests. The stretched dough rests. The gently folded dough."});
+  const Corpus with(t);
+  LabelOptions off;
+  off.parts_of_speech = false;
+  const Corpus without(t, off);
+  for (const char* word : {"stretched", "gently"}) {
+    const int f = form_of(with, word);
+    ASSERT_GE(f, 0) << word;
+    EXPECT_LT(with.noun_factor(f), 0.5 * without.noun_factor(f)) << word;
+  }
+  const int starter = form_of(with, "starter");
+  EXPECT_DOUBLE_EQ(with.noun_factor(starter), without.noun_factor(starter));
+  // A name WordNet lacks keeps what its context says.
+  const auto named = testing::transcript_of({"The Zorblax team won. Zorblax played well."});
+  LabelOptions named_off;
+  named_off.parts_of_speech = false;
+  const Corpus a(named), b(named, named_off);
+  EXPECT_DOUBLE_EQ(a.noun_factor(form_of(a, "zorblax")), b.noun_factor(form_of(b, "zorblax")));
+}
+
+TEST(CorpusEvidence, UnsureWordsWeighLessAndNoConfidencesWeighAllAlike) {
+  auto t = testing::transcript_of({"The carl reef grows slowly.", "The reef shelters carl fish."});
+  // "carl" (a misheard "coral") heard at 0.2 and 0.3; the rest at 0.9.
+  set_confidences(t, {{0.9, 0.2, 0.9, 0.9, 0.9}, {0.9, 0.9, 0.9, 0.3, 0.9}});
+  const Corpus c(t);
+  EXPECT_DOUBLE_EQ(c.heard_factor(form_of(c, "reef")), 1.0);
+  // Mean 0.25 over the sure confidence 0.6, above the floor 0.3.
+  EXPECT_NEAR(c.heard_factor(form_of(c, "carl")), 0.25 / 0.6, 1e-9);
+  LabelOptions off;
+  off.confidence = false;
+  const Corpus without(t, off);
+  EXPECT_DOUBLE_EQ(without.heard_factor(form_of(without, "carl")), 1.0);
+  // No confidences at all (an engine that gives none): every word alike.
+  const auto plain = testing::transcript_of({"The carl reef grows slowly."});
+  const Corpus p(plain);
+  EXPECT_DOUBLE_EQ(p.heard_factor(form_of(p, "carl")), 1.0);
+  // Words that do not line up with the tokens (an edited text) say nothing.
+  auto edited = testing::transcript_of({"The reef grows.", "The carl reef grows slowly."});
+  set_confidences(edited, {{0.9, 0.3, 0.9}, {0.9, 0.2, 0.9, 0.9, 0.9}});
+  edited.segments[1].words.pop_back();
+  const Corpus e(edited);
+  EXPECT_DOUBLE_EQ(e.heard_factor(form_of(e, "carl")), 1.0);
+  EXPECT_NEAR(e.heard_factor(form_of(e, "reef")), 0.3 / 0.6, 1e-9);
 }
 
 }  // namespace

@@ -97,7 +97,7 @@ std::vector<Span> spans_of(const std::vector<Section>& sections, int segment_cou
 EnrichmentArtifact enrich(const transcript::TranscriptArtifact& t, const EnrichOptions& o) {
   EnrichmentArtifact a;
   a.method = kExtractiveMethod;
-  const Corpus corpus(t);
+  const Corpus corpus(t, o.labeling);
   if (corpus.segment_count() == 0) return a;
   const Steering none;
   const std::vector<Span> section_spans = find_sections(corpus, o);
@@ -119,7 +119,7 @@ EnrichmentArtifact enrich(const transcript::TranscriptArtifact& t, const EnrichO
 PostingChapters posting_chapters(const transcript::TranscriptArtifact& t, const std::vector<Section>& sections,
                                  const std::optional<std::string>& refine_prompt) {
   const EnrichOptions o;
-  const Corpus corpus(t);
+  const Corpus corpus(t, o.labeling);
   PostingChapters out;
   if (corpus.segment_count() > 0) {
     std::vector<Span> spans = spans_of(sections, corpus.segment_count());

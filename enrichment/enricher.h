@@ -6,6 +6,7 @@
 
 #include "domain/enrichment_artifact.h"
 #include "domain/transcript_artifact.h"
+#include "enrichment/corpus.h"
 #include "enrichment/segmentation.h"
 
 // Extractive enrichment of a finished transcript, with no model and no
@@ -46,6 +47,9 @@ struct EnrichOptions {
   std::size_t summary_bytes = 300;
   int act_summary_sentences = 3;
   std::size_t act_summary_bytes = 600;
+  // How titles and questions weigh their words (parts of speech, the
+  // recognizer's confidence, noun phrases over pairs).
+  LabelOptions labeling;
 };
 
 // The whole artifact, with method "extractive-v1". An empty transcript gives

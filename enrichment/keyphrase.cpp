@@ -21,6 +21,10 @@ bool is_number(std::string_view w) {
   return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
+// A phrase's last word must behave at least this much like a noun
+// (Corpus::noun_factor) to head a title in place of its best word.
+constexpr double kHeadNounFactor = 0.75;
+
 struct KeyHash {
   std::size_t operator()(const std::vector<int>& v) const {
     std::uint64_t h = 1469598103934665603ull;
@@ -193,13 +197,16 @@ std::vector<Keyphrase> keyphrases(const Corpus& corpus, const Span& span, const 
           return corpus.form(x.forms.back()).size() > corpus.form(y.forms.back()).size();
         });
     bool all_numbers = true, all_proper = true, steered = false;
-    double log_sum = 0;
+    double log_sum = 0, log_heard = 0;
+    int content = 0;
     for (std::size_t i = 0; i < best.forms.size(); ++i) {
       const int f = best.forms[i];
       const std::string& text = corpus.form(f);
       if (is_connector(text)) continue;
       all_numbers = all_numbers && is_number(text);
       all_proper = all_proper && corpus.proper(f);
+      log_heard += std::log(corpus.heard_factor(f));
+      ++content;
     }
     if (all_numbers) continue;
     for (int t : c.terms) {
@@ -217,6 +224,8 @@ std::vector<Keyphrase> keyphrases(const Corpus& corpus, const Span& span, const 
     const double connector = c.has_connector ? (c.count >= 2 ? 0.9 : 0.3) : 1.0;
     // The last word of an English noun phrase is its head: it should be a noun.
     double score = mean * kLengthFactor[k - 1] * repeat * connector * corpus.noun_factor(best.forms.back());
+    // Words the recognizer was unsure of (probably misheard) make poor titles.
+    if (content > 0) score *= std::exp(log_heard / content);
     if (all_proper) score *= 1.15;
     if (steered) score *= 1 + steering.boost;
     scored.push_back({best.forms, best.hyphen_before, unique_terms, c.count, c.first_sentence, score, all_proper});
@@ -226,6 +235,24 @@ std::vector<Keyphrase> keyphrases(const Corpus& corpus, const Span& span, const 
     if (a.first_sentence != b.first_sentence) return a.first_sentence < b.first_sentence;
     return a.forms < b.forms;
   });
+  // The best phrase is one word ("starter"): when a phrase of two words or
+  // more built on it ("sourdough starter") ends on a noun and scores near it
+  // (LabelOptions::phrase_share), that phrase goes first: it names what the
+  // span is about, where the word alone would be joined to another ("Starter
+  // and Baker").
+  if (!scored.empty() && scored.front().terms.size() == 1) {
+    const int top = scored.front().terms.front();
+    const double floor = corpus.label_options().phrase_share * scored.front().score;
+    for (std::size_t i = 1; i < scored.size() && scored[i].score >= floor; ++i) {
+      const Keyphrase& p = scored[i];
+      if (p.terms.size() >= 2 && std::count(p.terms.begin(), p.terms.end(), top) &&
+          corpus.noun_factor(p.forms.back()) >= kHeadNounFactor) {
+        std::rotate(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(i),
+                    scored.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+        break;
+      }
+    }
+  }
   std::vector<Keyphrase> out;
   std::vector<int> used;
   for (Keyphrase& p : scored) {

@@ -251,12 +251,12 @@ std::vector<MeaningAlike> meaning_alikes(std::string_view word_in, int max) {
   return out;
 }
 
-double pos_share(std::string_view word, Pos pos) {
+std::array<double, 4> pos_shares(std::string_view word) {
+  std::array<double, 4> score{};
   const Database* db = database();
-  if (!db) return 0;
+  if (!db) return score;
   // A sense counts 1, a sense seen tagged in the Semantic Concordance 3
   // more: how WordNet orders senses by use, without the counts file.
-  std::array<double, 4> score{};
   double total = 0;
   for (int p = 0; p < 4; ++p)
     for (const auto& b : base_forms(word, static_cast<Pos>(p))) {
@@ -264,8 +264,12 @@ double pos_share(std::string_view word, Pos pos) {
       score[p] = std::max(score[p], static_cast<double>(e.offsets.size()) + 3.0 * e.tagged_senses);
     }
   for (double s : score) total += s;
-  return total > 0 ? score[static_cast<int>(pos)] / total : 0;
+  if (total > 0)
+    for (double& s : score) s /= total;
+  return score;
 }
+
+double pos_share(std::string_view word, Pos pos) { return pos_shares(word)[static_cast<int>(pos)]; }
 
 bool is_noun(std::string_view word) { return !base_forms(word, Pos::noun).empty(); }
 

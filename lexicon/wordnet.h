@@ -1,4 +1,5 @@
 #pragma once
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,8 @@ std::vector<MeaningAlike> meaning_alikes(std::string_view word, int max = 10);
 // The share of the word's senses (tagged senses counting more) that are of
 // part of speech `pos`, 0-1; 0 for a word WordNet does not have.
 double pos_share(std::string_view word, Pos pos);
+// All four at once, indexed by Pos; all 0 for a word WordNet does not have.
+std::array<double, 4> pos_shares(std::string_view word);
 bool is_noun(std::string_view word);
 
 // The folder of the database (app/settings.cpp: SCRIBE_WORDNET_DIR). When it
