@@ -22,6 +22,7 @@
 //                                   small_1h,small_12h,library,library_ids (50 transcription_ids)
 //   SCRIBE_BENCH_ASK_ALLOWANCE      lengths of the account's allowance stream at which
 //                                   check_ask and record_answer are timed (none: skip)  default 0,1000,3000
+//   SCRIBE_BENCH_ASK_MATCHING       heard matching: alternates,sound,meaning (default) or none
 //   SCRIBE_BENCH_ASK_EXPLAIN        1: EXPLAIN (ANALYZE, BUFFERS) of the prepared statements
 //                                   of every library question and of the 12-hour ones  default 0
 //
@@ -86,6 +87,7 @@
 #include "common/json.h"
 #include "domain/limits.h"
 #include "enrichment/answering.h"
+#include "enrichment/heard_terms.h"
 #include "eventstore/event_store.h"
 #include "projections/inline_projections.h"
 
@@ -378,6 +380,34 @@ void load(pqxx::connection& conn, const Layout& L) {
   txn.exec("select setval('transcription_ids', (select max(id) from transcriptions))");
   txn.exec("select setval('segment_ids', (select max(segment_id) from search_segments))");
   txn.exec("vacuum analyze search_segments");
+  // What the recognizer almost heard: about one alternate a word, as the
+  // pipeline stores them (1.06 a word on real speech, bench/README.md): each
+  // word's neighbour in its segment, at the word's share of the segment's
+  // time, posterior 0.05-0.5. Drop the indexes while filling, as above.
+  {
+    const auto t0 = Clock::now();
+    txn.exec("drop index if exists transcript_alternates_lexeme");
+    txn.exec("drop index if exists transcript_alternates_transcription");
+    txn.exec(
+        "insert into transcript_alternates (transcription_id, account_id, start_ms, end_ms, word, lexeme, posterior) "
+        "select s.transcription_id, s.account_id, "
+        "  s.start_ms + ((s.end_ms - s.start_ms) * (n - 1) / w.total)::int, "
+        "  s.start_ms + ((s.end_ms - s.start_ms) * n / w.total)::int, "
+        "  w.a[n % w.total + 1], (ts_lexize('english_stem', w.a[n % w.total + 1]))[1], "
+        "  0.05 + 0.45 * ((n * 7919 + s.segment_id) % 100) / 100.0 "
+        "from search_segments s, "
+        "  lateral (select a, cardinality(a) total "
+        "           from (select array_remove(regexp_split_to_array(lower(s.text), '[^a-z'']+'), '') a) x) w, "
+        "  lateral generate_subscripts(w.a, 1) n "
+        "where w.total > 0");
+    txn.exec(
+        "create index transcript_alternates_lexeme on transcript_alternates (account_id, lexeme) "
+        "where lexeme is not null");
+    txn.exec("create index transcript_alternates_transcription on transcript_alternates (transcription_id, start_ms)");
+    txn.exec("vacuum analyze transcript_alternates");
+    std::cerr << "alternates: " << txn.exec("select count(*) from transcript_alternates")[0][0].as<int64_t>()
+              << " rows in " << std::fixed << std::setprecision(1) << seconds_since(t0) << " s\n";
+  }
   txn.exec("vacuum analyze search_stats");
   txn.exec("vacuum analyze sections");
   txn.exec("analyze transcriptions");
@@ -424,7 +454,13 @@ struct Outcome {
   bool no_answer = true;
   std::size_t citations = 0;
   double confidence = 0;
+  std::size_t variants = 0;  // sound- and meaning-alikes the terms brought
 };
+
+// SCRIBE_BENCH_ASK_MATCHING: which heard matching ask uses, as the
+// service's SCRIBE_ASK_MATCHING ("alternates,sound,meaning", the default, or
+// "none": the ranking of before, the same-run reference).
+scribe::enrichment::HeardMatching g_matching;
 
 // The read half of the handlers' answer(): one read-only transaction.
 Sample ask_once(pqxx::connection& conn, const Scope& s, const std::string& question, Outcome* outcome) {
@@ -432,7 +468,7 @@ Sample ask_once(pqxx::connection& conn, const Scope& s, const std::string& quest
   const auto t0 = Clock::now();
   pqxx::read_transaction txn(conn);
   const auto t1 = Clock::now();
-  const auto found = scribe::api::retrieve(txn, s.scope, question);
+  const auto found = scribe::api::retrieve(txn, s.scope, question, g_matching);
   const auto t2 = Clock::now();
   const auto answer = scribe::enrichment::answer_question(found.terms, found.segments, found.collection,
                                                           {scribe::limits::kAskTopKDefault, 3});
@@ -467,7 +503,10 @@ Sample ask_once(pqxx::connection& conn, const Scope& s, const std::string& quest
   out.answer = ms(t2, t3);
   out.cite = ms(t3, t4);
   if (outcome) {
-    outcome->terms = found.terms;
+    outcome->terms.clear();
+    for (const auto& t : found.terms) outcome->terms.push_back(t.lexeme);
+    outcome->variants = 0;
+    for (const auto& t : found.terms) outcome->variants += t.variants.size();
     outcome->fetched = found.segments.size();
     outcome->collection = found.collection.segments;
     outcome->no_answer = answer.no_answer;
@@ -653,6 +692,10 @@ int main() {
     const auto wanted = scribe::bench::env_list("SCRIBE_BENCH_ASK_SCOPES",
                                                 "transcript_1h,transcript_12h,small_1h,small_12h,library,library_ids");
     const std::string url = scribe::bench::with_database(base_url, dbname);
+    g_matching = scribe::enrichment::parse_heard_matching(
+        scribe::bench::env_or("SCRIBE_BENCH_ASK_MATCHING", "alternates,sound,meaning"));
+    std::cout << "ask matching: " << scribe::bench::env_or("SCRIBE_BENCH_ASK_MATCHING", "alternates,sound,meaning")
+              << "\n";
     const int64_t expected_segments =
         static_cast<int64_t>(transcriptions) * segments_per + 2 * (kSegments1h + kSegments12h);
 
@@ -790,6 +833,8 @@ int main() {
             {"terms", c.outcome.terms},
             {"collection_segments", c.outcome.collection},
             {"segments_fetched", c.outcome.fetched},
+            {"variants", c.outcome.variants},
+            {"matching", scribe::bench::env_or("SCRIBE_BENCH_ASK_MATCHING", "alternates,sound,meaning")},
             {"no_answer", c.outcome.no_answer},
             {"citations", c.outcome.citations},
             {"confidence", c.outcome.confidence},

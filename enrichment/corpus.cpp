@@ -229,6 +229,7 @@ void Corpus::finish_forms() {
   upper_spelling_.clear();
 
   lexical_noun_.assign(forms_.size(), 1.0);
+  modifier_.assign(forms_.size(), true);
   term_lexical_noun_.assign(stems_.size(), 0.0);
   const bool lexicon = labeling_.parts_of_speech && lexicon::wordnet_available();
   for (std::size_t f = 0; f < forms_.size(); ++f) {
@@ -240,7 +241,13 @@ void Corpus::finish_forms() {
       const auto shares = lexicon::pos_shares(word);
       const double noun = shares[static_cast<int>(lexicon::Pos::noun)];
       const bool known = std::any_of(shares.begin(), shares.end(), [](double x) { return x > 0; });
-      if (known) lexical_noun_[f] = labeling_.noun_floor + (1 - labeling_.noun_floor) * noun;
+      // Only a word with no noun sense at all is lowered: a topic word that
+      // is a verb too ("orbit", "roast", "sail") is scored by its context.
+      if (known && noun == 0) lexical_noun_[f] = labeling_.noun_floor;
+      const double adjective = shares[static_cast<int>(lexicon::Pos::adjective)];
+      const auto adjective_bases = lexicon::base_forms(word, lexicon::Pos::adjective);
+      const bool graded = !adjective_bases.empty() && adjective_bases.front() != word && noun == 0;
+      modifier_[f] = !is_number_word(word) && !graded && (!known || noun > 0 || adjective > 0);
     }
     if (term >= 0) term_lexical_noun_[term] = std::max(term_lexical_noun_[term], lexical_noun_[f]);
   }

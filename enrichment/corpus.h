@@ -43,9 +43,11 @@ struct CorpusSentence {
 // and chose the numbers on its tune set.
 struct LabelOptions {
   // WordNet's parts of speech (lexicon/wordnet.h): a word WordNet knows only
-  // as a verb, adjective or adverb ("stretched", "slowly") is no noun
-  // whatever its context says. Its noun factor is scaled by
-  // noun_floor + (1 - noun_floor) * (the share of its senses that are nouns).
+  // as a verb, adjective or adverb ("knead", "stretched") is no noun
+  // whatever its context says: its noun factor is scaled by noun_floor. A
+  // word with a noun sense among others ("orbit", "sail") keeps what its
+  // context says: scaling by the share of noun senses lowered such topic
+  // words and lost titles on the tune set.
   bool parts_of_speech = true;
   double noun_floor = 0.3;
   // The recognizer's confidence in the word (its lattice posterior: what is
@@ -54,14 +56,14 @@ struct LabelOptions {
   // as "carl") and is weighed down, to at least heard_floor, wherever a
   // title or a question would be made of it.
   bool confidence = true;
-  double sure_confidence = 0.6;
+  double sure_confidence = 0.4;
   double heard_floor = 0.3;
   // A title is a noun phrase ("Sourdough Starter") rather than two
   // keyphrases joined ("Starter and Baker"): when the best keyphrase is one
   // word, a phrase of two words or more that holds it, ends on a noun and
   // scores at least this share of it comes first (enrichment::keyphrases);
   // 2 turns it off.
-  double phrase_share = 0.5;
+  double phrase_share = 0.3;
 };
 
 // Contiguous segments [first, end).
@@ -107,6 +109,8 @@ class Corpus {
   int find_stem(const std::string& stem) const;
 
   const std::string& form(int id) const { return forms_[id]; }
+  // The content term of a form, -1 for stop words and fillers.
+  int form_term(int form) const { return form_term_[form]; }
   // How the word is written inside a title: as it is written mid-sentence
   // when it is capitalized there consistently ("NASA", "Paris"), else lower-case.
   const std::string& display(int form) const { return display_[form]; }
@@ -124,6 +128,11 @@ class Corpus {
   // How surely the recognizer heard the form, heard_floor..1 (LabelOptions);
   // 1 when the transcript carries no confidences.
   double heard_factor(int form) const { return heard_[form]; }
+  // May the form stand before a title's head ("Worker Bees", "Sticky
+  // Magma")? Not a comparative or superlative ("Easier Week", "Longest
+  // Journey"), a number ("Two Needles") or, with WordNet, a word that is
+  // neither noun nor adjective. Always true with parts_of_speech off.
+  bool modifier(int form) const { return modifier_[form]; }
   const LabelOptions& label_options() const { return labeling_; }
 
  private:
@@ -154,6 +163,7 @@ class Corpus {
   std::vector<double> lexical_noun_;       // per form: WordNet's scale of its noun factor
   std::vector<double> term_lexical_noun_;  // per term: the largest of its forms'
   std::vector<double> heard_;              // per form: heard_factor
+  std::vector<bool> modifier_;             // per form: modifier
   std::vector<double> confidence_sum_;     // while reading: per form
   std::vector<int> confidence_count_;
   // While reading: per form, mid-sentence occurrences and how many of them

@@ -143,8 +143,12 @@ TEST(CorpusEvidence, UnsureWordsWeighLessAndNoConfidencesWeighAllAlike) {
   set_confidences(t, {{0.9, 0.2, 0.9, 0.9, 0.9}, {0.9, 0.9, 0.9, 0.3, 0.9}});
   const Corpus c(t);
   EXPECT_DOUBLE_EQ(c.heard_factor(form_of(c, "reef")), 1.0);
-  // Mean 0.25 over the sure confidence 0.6, above the floor 0.3.
-  EXPECT_NEAR(c.heard_factor(form_of(c, "carl")), 0.25 / 0.6, 1e-9);
+  // Mean 0.25 over the sure confidence (0.4 by default), above the floor 0.3.
+  EXPECT_NEAR(c.heard_factor(form_of(c, "carl")), 0.25 / LabelOptions{}.sure_confidence, 1e-9);
+  LabelOptions strict;
+  strict.sure_confidence = 0.9;
+  const Corpus s(t, strict);
+  EXPECT_DOUBLE_EQ(s.heard_factor(form_of(s, "carl")), strict.heard_floor);
   LabelOptions off;
   off.confidence = false;
   const Corpus without(t, off);
@@ -159,7 +163,7 @@ TEST(CorpusEvidence, UnsureWordsWeighLessAndNoConfidencesWeighAllAlike) {
   edited.segments[1].words.pop_back();
   const Corpus e(edited);
   EXPECT_DOUBLE_EQ(e.heard_factor(form_of(e, "carl")), 1.0);
-  EXPECT_NEAR(e.heard_factor(form_of(e, "reef")), 0.3 / 0.6, 1e-9);
+  EXPECT_NEAR(e.heard_factor(form_of(e, "reef")), 0.3 / LabelOptions{}.sure_confidence, 1e-9);
 }
 
 }  // namespace

@@ -236,7 +236,7 @@ std::vector<Keyphrase> keyphrases(const Corpus& corpus, const Span& span, const 
     return a.forms < b.forms;
   });
   // The best phrase is one word ("starter"): when a phrase of two words or
-  // more built on it ("sourdough starter") ends on a noun and scores near it
+  // more headed by it ("sourdough starter") ends on a noun and scores near it
   // (LabelOptions::phrase_share), that phrase goes first: it names what the
   // span is about, where the word alone would be joined to another ("Starter
   // and Baker").
@@ -245,7 +245,9 @@ std::vector<Keyphrase> keyphrases(const Corpus& corpus, const Span& span, const 
     const double floor = corpus.label_options().phrase_share * scored.front().score;
     for (std::size_t i = 1; i < scored.size() && scored[i].score >= floor; ++i) {
       const Keyphrase& p = scored[i];
-      if (p.terms.size() >= 2 && std::count(p.terms.begin(), p.terms.end(), top) &&
+      const bool modifiers = std::all_of(p.forms.begin(), p.forms.end() - 1,
+                                         [&](int f) { return corpus.form_term(f) < 0 || corpus.modifier(f); });
+      if (p.terms.size() >= 2 && corpus.form_term(p.forms.back()) == top && modifiers &&
           corpus.noun_factor(p.forms.back()) >= kHeadNounFactor) {
         std::rotate(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(i),
                     scored.begin() + static_cast<std::ptrdiff_t>(i) + 1);

@@ -9,6 +9,7 @@
 #include "common/text.h"
 #include "enrichment/structure.h"
 #include "enrichment/synthetic_transcripts.h"
+#include "lexicon/wordnet.h"
 
 namespace scribe::enrichment {
 namespace {
@@ -144,6 +145,34 @@ TEST(Headlines, TakeTheWeightiestRunOfTheSentence) {
     EXPECT_EQ(title_problem(again), "") << again;
   }
   EXPECT_EQ(taken.size(), again.empty() ? 1u : 2u);
+}
+
+std::string first_phrase(const transcript::TranscriptArtifact& t, const LabelOptions& o) {
+  const Corpus corpus(t, o);
+  const Span all{0, corpus.segment_count()};
+  const auto phrases = keyphrases(corpus, all, span_terms(corpus, all, Steering{}), Steering{});
+  return phrases.empty() ? "" : phrase_text(corpus, phrases.front());
+}
+
+TEST(Keyphrases, ANounPhraseHeadedByTheBestWordGoesFirst) {
+  const auto t = testing::transcript_of(
+      {"The baker keeps a starter in a jar.", "A sourdough starter is flour and water.", "Feed the starter every day.",
+       "The starter bubbles when it is warm.", "An old sourdough starter smells sour.", "The baker bakes at dawn."});
+  LabelOptions off;
+  off.phrase_share = 2;
+  EXPECT_EQ(first_phrase(t, off), "starter");
+  EXPECT_EQ(first_phrase(t, {}), "sourdough starter");
+  // A comparative before the head makes no title ("Easier Week"): without
+  // WordNet to tell, it would go first.
+  const auto graded = testing::transcript_of({"Every week the runner adds a little distance.",
+                                              "An easier week comes every month.", "The week ends with a long run.",
+                                              "The legs feel fresh that week.", "The week starts again."});
+  LabelOptions blind;
+  blind.parts_of_speech = false;
+  EXPECT_EQ(first_phrase(graded, blind), "easier week");
+  if (lexicon::wordnet_available()) {
+    EXPECT_EQ(first_phrase(graded, {}), "week");
+  }
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include "common/text.h"
 #include "enrichment/synthetic_transcripts.h"
+#include "lexicon/wordnet.h"
 
 namespace scribe::enrichment {
 namespace {
@@ -114,6 +115,31 @@ TEST(Qna, NothingForNothing) {
   const auto t = testing::transcript_of({"Yeah.", "Okay."});
   const Corpus fillers(t);
   EXPECT_TRUE(system_qna(fillers, sections_of(fillers, {}), 20).empty());
+}
+
+TEST(Qna, QuestionsAndTitlesAreAboutNounsWhereWordNetKnowsThem) {
+  if (!lexicon::wordnet_available()) GTEST_SKIP() << "WordNet (wordnet-base) is not installed";
+  // "knead" and "sift" open their sentences, where nothing in the context
+  // says they are verbs; WordNet knows them only as verbs.
+  const auto t = testing::transcript_of(
+      {"Knead the dough for ten minutes.", "Knead slowly and knead well, and knead until smooth.",
+       "Sift the flour first, sift it twice.", "The oven must be very hot before the loaf goes in.",
+       "Knead once more before the loaf rests.", "The crust turns brown in the oven after half an hour."});
+  auto about_verbs = [&](const LabelOptions& o) {
+    const Corpus corpus(t, o);
+    const auto sections = sections_of(corpus, {});
+    std::string all = to_lower(sections[0].title);
+    for (const auto& e : system_qna(corpus, sections, 20)) all += " | " + to_lower(e.question);
+    return all;
+  };
+  LabelOptions off;
+  off.parts_of_speech = false;
+  // Without WordNet the verbs are asked about and make the title: the test can fail.
+  EXPECT_NE(about_verbs(off).find("knead"), std::string::npos) << about_verbs(off);
+  const std::string with = about_verbs({});
+  EXPECT_EQ(with.find("knead"), std::string::npos) << with;
+  EXPECT_EQ(with.find("sift"), std::string::npos) << with;
+  EXPECT_NE(with.find("oven"), std::string::npos) << with;
 }
 
 }  // namespace

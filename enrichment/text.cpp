@@ -340,6 +340,16 @@ bool is_weak_head(std::string_view lower_word) {
          lower_word != "hundred";
 }
 
+bool is_number_word(std::string_view lower_word) {
+  static const WordSet numbers = {"one",      "two",     "three",   "four",     "five",     "six",       "seven",
+                                  "eight",    "nine",    "ten",     "eleven",   "twelve",   "twenty",    "thirty",
+                                  "forty",    "fifty",   "hundred", "hundreds", "thousand", "thousands", "million",
+                                  "millions", "billion", "first",   "second",   "third",    "dozen",     "dozens"};
+  return numbers.count(lower_word) > 0 ||
+         (!lower_word.empty() &&
+          std::all_of(lower_word.begin(), lower_word.end(), [](char c) { return c >= '0' && c <= '9'; }));
+}
+
 bool is_title_small_word(std::string_view lower_word) { return title_small_words().count(lower_word) > 0; }
 
 std::string title_case(const std::vector<std::string>& words) {

@@ -53,6 +53,8 @@ bool is_weak_head(std::string_view lower_word);
 // letters or fewer, and words with anything but a-z, are returned unchanged.
 std::string porter_stem(std::string_view lower_word);
 
+// Numbers, in words ("two", "hundred", "first") or digits.
+bool is_number_word(std::string_view lower_word);
 // Small words that Title Case keeps lower-case inside a title.
 bool is_title_small_word(std::string_view lower_word);
 
