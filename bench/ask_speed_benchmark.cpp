@@ -281,6 +281,46 @@ void insert_segments(pqxx::connection& conn, const Json& rows) {
   txn.commit();
 }
 
+// What the recognizer almost heard (transcript_alternates), as the pipeline
+// stores it: on real speech 1.06 alternates a word (bench/README.md). Here
+// each word's alternate is its neighbour in the segment, over the word's
+// share of the segment's time, posterior 0.05-0.5: one a word in the 1 h and
+// 12 h transcripts, one every fourth word in the library (2.5 million rows;
+// ten million took over 15 minutes to insert on the 2-core machine). The
+// lexemes come from a table of the distinct words, stemmed once each.
+void load_alternates(pqxx::transaction_base& txn, const Layout& L) {
+  const auto t0 = Clock::now();
+  txn.exec("drop index if exists transcript_alternates_lexeme");
+  txn.exec("drop index if exists transcript_alternates_transcription");
+  txn.exec(
+      "create temp table bench_words as "
+      "select s.segment_id, s.transcription_id, s.account_id, s.start_ms, s.end_ms, w.a, w.total "
+      "from search_segments s, "
+      "  lateral (select a, cardinality(a) total "
+      "           from (select array_remove(regexp_split_to_array(lower(s.text), '[^a-z'']+'), '') a) x) w "
+      "where w.total > 0");
+  txn.exec(
+      "create temp table bench_lexemes as select word, (ts_lexize('english_stem', word))[1] lexeme "
+      "from (select distinct unnest(a) word from bench_words) v");
+  txn.exec("create unique index on bench_lexemes (word)");
+  txn.exec_params(
+      "insert into transcript_alternates (transcription_id, account_id, start_ms, end_ms, word, lexeme, posterior) "
+      "select b.transcription_id, b.account_id, b.start_ms + ((b.end_ms - b.start_ms) * (n - 1) / b.total)::int, "
+      "  b.start_ms + ((b.end_ms - b.start_ms) * n / b.total)::int, b.a[n % b.total + 1], l.lexeme, "
+      "  0.05 + 0.45 * ((n * 7919 + b.segment_id) % 100) / 100.0 "
+      "from bench_words b, lateral generate_subscripts(b.a, 1) n, bench_lexemes l "
+      "where l.word = b.a[n % b.total + 1] and (b.transcription_id > $1 or (n + b.segment_id) % 4 = 0)",
+      L.transcriptions);
+  txn.exec("drop table bench_words");
+  txn.exec("drop table bench_lexemes");
+  txn.exec("create index transcript_alternates_lexeme on transcript_alternates (account_id, lexeme) "
+           "where lexeme is not null");
+  txn.exec("create index transcript_alternates_transcription on transcript_alternates (transcription_id, start_ms)");
+  txn.exec("analyze transcript_alternates");
+  std::cerr << "alternates: " << txn.exec("select count(*) from transcript_alternates")[0][0].as<int64_t>()
+            << " rows in " << std::fixed << std::setprecision(1) << seconds_since(t0) << " s\n";
+}
+
 void load(pqxx::connection& conn, const Layout& L) {
   Generator gen;
   std::vector<std::string> indexes;
@@ -380,34 +420,7 @@ void load(pqxx::connection& conn, const Layout& L) {
   txn.exec("select setval('transcription_ids', (select max(id) from transcriptions))");
   txn.exec("select setval('segment_ids', (select max(segment_id) from search_segments))");
   txn.exec("vacuum analyze search_segments");
-  // What the recognizer almost heard: about one alternate a word, as the
-  // pipeline stores them (1.06 a word on real speech, bench/README.md): each
-  // word's neighbour in its segment, at the word's share of the segment's
-  // time, posterior 0.05-0.5. Drop the indexes while filling, as above.
-  {
-    const auto t0 = Clock::now();
-    txn.exec("drop index if exists transcript_alternates_lexeme");
-    txn.exec("drop index if exists transcript_alternates_transcription");
-    txn.exec(
-        "insert into transcript_alternates (transcription_id, account_id, start_ms, end_ms, word, lexeme, posterior) "
-        "select s.transcription_id, s.account_id, "
-        "  s.start_ms + ((s.end_ms - s.start_ms) * (n - 1) / w.total)::int, "
-        "  s.start_ms + ((s.end_ms - s.start_ms) * n / w.total)::int, "
-        "  w.a[n % w.total + 1], (ts_lexize('english_stem', w.a[n % w.total + 1]))[1], "
-        "  0.05 + 0.45 * ((n * 7919 + s.segment_id) % 100) / 100.0 "
-        "from search_segments s, "
-        "  lateral (select a, cardinality(a) total "
-        "           from (select array_remove(regexp_split_to_array(lower(s.text), '[^a-z'']+'), '') a) x) w, "
-        "  lateral generate_subscripts(w.a, 1) n "
-        "where w.total > 0");
-    txn.exec(
-        "create index transcript_alternates_lexeme on transcript_alternates (account_id, lexeme) "
-        "where lexeme is not null");
-    txn.exec("create index transcript_alternates_transcription on transcript_alternates (transcription_id, start_ms)");
-    txn.exec("vacuum analyze transcript_alternates");
-    std::cerr << "alternates: " << txn.exec("select count(*) from transcript_alternates")[0][0].as<int64_t>()
-              << " rows in " << std::fixed << std::setprecision(1) << seconds_since(t0) << " s\n";
-  }
+  load_alternates(txn, L);
   txn.exec("vacuum analyze search_stats");
   txn.exec("vacuum analyze sections");
   txn.exec("analyze transcriptions");
@@ -713,6 +726,9 @@ int main() {
         pqxx::nontransaction txn(*conn);
         loaded = txn.exec("select count(*) from search_segments")[0][0].as<int64_t>() == expected_segments &&
                  txn.exec("select count(*) from search_stats")[0][0].as<int64_t>() == transcriptions + 4;
+        if (loaded && txn.exec("select count(*) from transcript_alternates")[0][0].as<int64_t>() == 0) {
+          load_alternates(txn, L);  // a database loaded before alternates were
+        }
         if (loaded) {
           L.library_account =
               txn.exec_params1("select account_id from transcriptions where id = $1", 1)[0].as<int64_t>();
