@@ -238,9 +238,8 @@ Retrieved retrieve(pqxx::transaction_base& txn, const AskScope& scope, const std
         out.collection.segments > 0 ? stats[0][1].as<double>() / out.collection.segments : 0;
     // One recording is at most a few ten thousand segments: fetch every one
     // holding a term, and count frequencies in them.
-    out.segments = read_segments(
-        txn.exec_prepared(kTranscriptSegments.name, *scope.transcription_id, scope.account_id,
-                          db::text_array_literal(lexemes)));
+    out.segments = read_segments(txn.exec_prepared(kTranscriptSegments.name, *scope.transcription_id, scope.account_id,
+                                                   db::text_array_literal(lexemes)));
     if (matching.alternates) add_heard(txn, scope, out);
     return out;
   }

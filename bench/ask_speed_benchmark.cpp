@@ -313,8 +313,9 @@ void load_alternates(pqxx::transaction_base& txn, const Layout& L) {
       L.transcriptions);
   txn.exec("drop table bench_words");
   txn.exec("drop table bench_lexemes");
-  txn.exec("create index transcript_alternates_lexeme on transcript_alternates (account_id, lexeme) "
-           "where lexeme is not null");
+  txn.exec(
+      "create index transcript_alternates_lexeme on transcript_alternates (account_id, lexeme) "
+      "where lexeme is not null");
   txn.exec("create index transcript_alternates_transcription on transcript_alternates (transcription_id, start_ms)");
   txn.exec("analyze transcript_alternates");
   std::cerr << "alternates: " << txn.exec("select count(*) from transcript_alternates")[0][0].as<int64_t>()
