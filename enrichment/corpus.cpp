@@ -247,7 +247,11 @@ void Corpus::finish_forms() {
       const double adjective = shares[static_cast<int>(lexicon::Pos::adjective)];
       const auto adjective_bases = lexicon::base_forms(word, lexicon::Pos::adjective);
       const bool graded = !adjective_bases.empty() && adjective_bases.front() != word && noun == 0;
-      modifier_[f] = !is_number_word(word) && !graded && (!known || noun > 0 || adjective > 0);
+      // English puts a singular noun before its head ("Wall Climber", not
+      // "Walls Climber").
+      const auto noun_bases = lexicon::base_forms(word, lexicon::Pos::noun);
+      const bool plural = !noun_bases.empty() && noun_bases.front() != word && adjective == 0;
+      modifier_[f] = !is_number_word(word) && !graded && !plural && (!known || noun > 0 || adjective > 0);
     }
     if (term >= 0) term_lexical_noun_[term] = std::max(term_lexical_noun_[term], lexical_noun_[f]);
   }

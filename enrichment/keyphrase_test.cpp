@@ -173,6 +173,16 @@ TEST(Keyphrases, ANounPhraseHeadedByTheBestWordGoesFirst) {
   if (lexicon::wordnet_available()) {
     EXPECT_EQ(first_phrase(graded, {}), "week");
   }
+  // Nor does a plural noun ("Walls Climber").
+  const auto plural = testing::transcript_of({"Every climber needs a partner.",
+                                              "Walls climber training starts indoors.", "The climber ties in.",
+                                              "A tired climber rests on the ledge.", "The climber comes down."});
+  EXPECT_EQ(first_phrase(plural, blind), "walls climber");
+  if (lexicon::wordnet_available()) {
+    const std::string with = first_phrase(plural, {});
+    EXPECT_NE(with, "walls climber");
+    EXPECT_TRUE(with.ends_with("climber")) << with;
+  }
 }
 
 }  // namespace
