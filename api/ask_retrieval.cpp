@@ -21,16 +21,15 @@ const db::Statement kLibraryStats{"ask.library_stats",
 // transcription index and filtered row by row: the account's GIN index would
 // walk every segment of the account holding a term (bench/ask_speed.md:
 // 110,607 index entries read to keep 967 of a 12-hour transcript in an
-// account of a million segments). Each segment's lexemes are looked up in
-// the ask's (the terms' and their sound- and meaning-alikes', often 200-300):
-// `= any` of a constant array is hashed, where a tsquery of 300 ORed lexemes
-// was tested against every segment in turn (a 12-hour transcript: 142 ms
-// against 51 ms). No tsquery, so the GIN index is not a candidate either.
+// account of a million segments). `offset 0` keeps the planner from
+// combining the two indexes. (A hashed `= any($lexemes::text[])` over each
+// segment's lexemes was tried for asks of 200-300 variant lexemes: 51 ms
+// against 142 ms in psql with a literal array, but 2.3 times slower as this
+// prepared statement, whose parameter array is not hashed.)
 const db::Statement kTranscriptSegments{
     "ask.transcript_segments",
-    "select segment_id, transcription_id, start_ms, end_ms, text, terms::text from search_segments s "
-    "where transcription_id = $1 and account_id = $2 "
-    "and exists (select 1 from unnest(s.terms) u where u.lexeme = any($3::text[]))"};
+    "select segment_id, transcription_id, start_ms, end_ms, text, terms::text from (select * from search_segments "
+    "where transcription_id = $1 and account_id = $2 offset 0) s where terms @@ $3::tsquery"};
 const db::Statement kLibraryCount{
     "ask.library_count", "select count(*) from search_segments where account_id = $1 and terms @@ $2::tsquery"};
 const db::Statement kLibrarySegments{
@@ -43,9 +42,8 @@ const db::Statement kChosenCount{"ask.chosen_count",
                                  "where terms @@ $2::tsquery"};
 const db::Statement kChosenSegments{
     "ask.chosen_segments",
-    "select segment_id, transcription_id, start_ms, end_ms, text, terms::text from search_segments s "
-    "where transcription_id = any($3::bigint[]) and account_id = $1 "
-    "and exists (select 1 from unnest(s.terms) u where u.lexeme = any($2::text[])) limit $4"};
+    "select segment_id, transcription_id, start_ms, end_ms, text, terms::text from (select * from search_segments "
+    "where transcription_id = any($3::bigint[]) and account_id = $1 offset 0) s where terms @@ $2::tsquery limit $4"};
 // Every lexeme's frequency at once ($2 lexemes, $3 transcription ids or
 // null): one index probe each, one round trip for all (a question brings
 // tens of variants).
@@ -238,8 +236,8 @@ Retrieved retrieve(pqxx::transaction_base& txn, const AskScope& scope, const std
         out.collection.segments > 0 ? stats[0][1].as<double>() / out.collection.segments : 0;
     // One recording is at most a few ten thousand segments: fetch every one
     // holding a term, and count frequencies in them.
-    out.segments = read_segments(txn.exec_prepared(kTranscriptSegments.name, *scope.transcription_id, scope.account_id,
-                                                   db::text_array_literal(lexemes)));
+    out.segments = read_segments(
+        txn.exec_prepared(kTranscriptSegments.name, *scope.transcription_id, scope.account_id, any_of(lexemes)));
     if (matching.alternates) add_heard(txn, scope, out);
     return out;
   }
@@ -270,8 +268,7 @@ Retrieved retrieve(pqxx::transaction_base& txn, const AskScope& scope, const std
       fetched += df;
     }
     out.segments = read_segments(
-        ids ? txn.exec_prepared(kChosenSegments.name, scope.account_id, db::text_array_literal(fetch), *ids,
-                                kLibraryFetchMaxSegments)
+        ids ? txn.exec_prepared(kChosenSegments.name, scope.account_id, any_of(fetch), *ids, kLibraryFetchMaxSegments)
             : txn.exec_prepared(kLibrarySegments.name, scope.account_id, any_of(fetch), kLibraryFetchMaxSegments));
   }
   if (matching.alternates) add_heard(txn, scope, out);
