@@ -60,9 +60,9 @@ struct LabelOptions {
   double heard_floor = 0.3;
   // A title is a noun phrase ("Sourdough Starter") rather than two
   // keyphrases joined ("Starter and Baker"): when the best keyphrase is one
-  // word, a phrase of two words or more that holds it, ends on a noun and
-  // scores at least this share of it comes first (enrichment::keyphrases);
-  // 2 turns it off.
+  // word, a phrase of two words or more headed by it, whose modifiers may
+  // stand before a head (Corpus::modifier) and that scores at least this
+  // share of it comes first (enrichment::keyphrases); 2 turns it off.
   double phrase_share = 0.3;
 };
 
@@ -120,8 +120,8 @@ class Corpus {
   // known): raised when it follows a determiner ("the magma"), lowered when it
   // follows a pronoun, "to" or a modal ("they move", "to open"). Titles and
   // questions read best around nouns, and no tagger is at hand.
-  // Scaled by WordNet's noun share of the word (LabelOptions) when WordNet
-  // has it.
+  // Multiplied by LabelOptions::noun_floor when WordNet knows the word but
+  // not as a noun.
   double noun_factor(int form) const;
   // The same over every form of a term ("stay", "stays", "staying").
   double term_noun_factor(int term) const;
@@ -130,8 +130,9 @@ class Corpus {
   double heard_factor(int form) const { return heard_[form]; }
   // May the form stand before a title's head ("Worker Bees", "Sticky
   // Magma")? Not a comparative or superlative ("Easier Week", "Longest
-  // Journey"), a number ("Two Needles") or, with WordNet, a word that is
-  // neither noun nor adjective. Always true with parts_of_speech off.
+  // Journey"), a number ("Two Needles"), a plural noun ("Walls Climber") or
+  // a word that is neither noun nor adjective; all of which WordNet tells,
+  // so always true with parts_of_speech off.
   bool modifier(int form) const { return modifier_[form]; }
   const LabelOptions& label_options() const { return labeling_; }
 
