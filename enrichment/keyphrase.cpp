@@ -17,10 +17,6 @@ bool is_connector(std::string_view w) {
          w == "an";
 }
 
-bool is_number(std::string_view w) {
-  return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
 // A phrase's last word must behave at least this much like a noun
 // (Corpus::noun_factor) to head a title in place of its best word.
 constexpr double kHeadNounFactor = 0.75;
@@ -203,7 +199,7 @@ std::vector<Keyphrase> keyphrases(const Corpus& corpus, const Span& span, const 
       const int f = best.forms[i];
       const std::string& text = corpus.form(f);
       if (is_connector(text)) continue;
-      all_numbers = all_numbers && is_number(text);
+      all_numbers = all_numbers && is_digits(text);
       all_proper = all_proper && corpus.proper(f);
       log_heard += std::log(corpus.heard_factor(f));
       ++content;

@@ -345,9 +345,11 @@ bool is_number_word(std::string_view lower_word) {
                                   "eight",    "nine",    "ten",     "eleven",   "twelve",   "twenty",    "thirty",
                                   "forty",    "fifty",   "hundred", "hundreds", "thousand", "thousands", "million",
                                   "millions", "billion", "first",   "second",   "third",    "dozen",     "dozens"};
-  return numbers.count(lower_word) > 0 ||
-         (!lower_word.empty() &&
-          std::all_of(lower_word.begin(), lower_word.end(), [](char c) { return c >= '0' && c <= '9'; }));
+  return numbers.count(lower_word) > 0 || is_digits(lower_word);
+}
+
+bool is_digits(std::string_view word) {
+  return !word.empty() && std::all_of(word.begin(), word.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 bool is_title_small_word(std::string_view lower_word) { return title_small_words().count(lower_word) > 0; }

@@ -55,6 +55,8 @@ std::string porter_stem(std::string_view lower_word);
 
 // Numbers, in words ("two", "hundred", "first") or digits.
 bool is_number_word(std::string_view lower_word);
+// One or more digits and nothing else ("1969").
+bool is_digits(std::string_view word);
 // Small words that Title Case keeps lower-case inside a title.
 bool is_title_small_word(std::string_view lower_word);
 
