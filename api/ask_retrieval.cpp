@@ -1,7 +1,9 @@
 #include "api/ask_retrieval.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <unordered_set>
 
 #include "common/db.h"
 #include "enrichment/text.h"
@@ -17,19 +19,24 @@ const db::Statement kTranscriptStats{"ask.transcript_stats",
 const db::Statement kLibraryStats{"ask.library_stats",
                                   "select coalesce(sum(segments), 0), coalesce(sum(lexemes), 0) from search_stats "
                                   "where account_id = $1 and ($2::bigint[] is null or transcription_id = any($2))"};
-// One transcription (or a few, with transcription_ids) is read through the
-// transcription index and filtered row by row: the account's GIN index would
-// walk every segment of the account holding a term (bench/ask_speed.md:
-// 110,607 index entries read to keep 967 of a 12-hour transcript in an
-// account of a million segments). `offset 0` keeps the planner from
-// combining the two indexes. (A hashed `= any($lexemes::text[])` over each
-// segment's lexemes was tried for asks of 200-300 variant lexemes: 51 ms
-// against 142 ms in psql with a literal array, but 2.3 times slower as this
-// prepared statement, whose parameter array is not hashed.)
+// Every segment of one transcription, or of the chosen ones, when the scope
+// is small enough to be matched in process (kReadWholeMaxSegments): the
+// terms are looked up in a hash set, not in SQL (ask_speed.md, issue 34). A
+// tsquery of the question's terms and their sound- and meaning-alikes ORs up
+// to a few hundred lexemes, each looked up in each segment (the 12-hour
+// transcript's 9,100 segments: p95 321 ms), and counting each lexeme of 50
+// chosen transcriptions walks the account's GIN index once per lexeme (p95
+// 906 ms). Read through the transcription index. (A hashed `= any($lexemes)`
+// in SQL was slower as a prepared statement: its parameter array is not
+// hashed.)
 const db::Statement kTranscriptSegments{
     "ask.transcript_segments",
-    "select segment_id, transcription_id, start_ms, end_ms, text, terms::text from (select * from search_segments "
-    "where transcription_id = $1 and account_id = $2 offset 0) s where terms @@ $3::tsquery"};
+    "select segment_id, transcription_id, start_ms, end_ms, text, terms::text from search_segments "
+    "where transcription_id = $1 and account_id = $2"};
+const db::Statement kChosenAll{
+    "ask.chosen_all",
+    "select segment_id, transcription_id, start_ms, end_ms, text, terms::text from search_segments "
+    "where transcription_id = any($2::bigint[]) and account_id = $1"};
 const db::Statement kLibraryCount{
     "ask.library_count", "select count(*) from search_segments where account_id = $1 and terms @@ $2::tsquery"};
 const db::Statement kLibrarySegments{
@@ -52,6 +59,14 @@ const db::Statement kLexemeCounts{
     "select l, (select count(*) from search_segments s where s.account_id = $1 and "
     "($3::bigint[] is null or s.transcription_id = any($3)) and s.terms @@ quote_literal(l)::tsquery) "
     "from unnest($2::text[]) as x(l)"};
+// The planner's own sample of the commonest lexemes (ANALYZE keeps up to ten
+// times the statistics target of them, with the share of rows holding each),
+// for those of $1 it holds; none before the table's first ANALYZE.
+const db::Statement kCommonLexemes{
+    "ask.common_lexemes",
+    "select e, f from pg_stats s cross join lateral unnest(s.most_common_elems::text::text[], "
+    "s.most_common_elem_freqs) as x(e, f) where s.schemaname = current_schema() and s.tablename = 'search_segments' "
+    "and s.attname = 'terms' and e = any($1::text[])"};
 const db::Statement kNextSegment{
     "ask.next_segment",
     "select segment_id, transcription_id, start_ms, end_ms, text, terms::text from search_segments "
@@ -178,6 +193,15 @@ std::vector<std::string> all_lexemes(const std::vector<enrichment::QueryTerm>& t
   return out;
 }
 
+// The segments of `all` holding any of `lexemes`, appended to `out`.
+void keep_matching(std::vector<enrichment::AskSegment> all, const std::vector<std::string>& lexemes,
+                   std::vector<enrichment::AskSegment>& out) {
+  const std::unordered_set<std::string> wanted(lexemes.begin(), lexemes.end());
+  for (auto& s : all)
+    if (std::any_of(s.terms.begin(), s.terms.end(), [&](const auto& t) { return wanted.count(t.first) > 0; }))
+      out.push_back(std::move(s));
+}
+
 // Adds what the recognizer almost heard of the terms to the segments holding
 // those moments, fetching segments that hold no term as written.
 void add_heard(pqxx::transaction_base& txn, const AskScope& scope, Retrieved& out) {
@@ -222,7 +246,7 @@ void add_heard(pqxx::transaction_base& txn, const AskScope& scope, Retrieved& ou
 }  // namespace
 
 Retrieved retrieve(pqxx::transaction_base& txn, const AskScope& scope, const std::string& question,
-                   const enrichment::HeardMatching& matching) {
+                   const enrichment::HeardMatching& matching, const RetrievalBounds& bounds) {
   Retrieved out;
   out.terms = question_terms(txn, question, matching);
   if (out.terms.empty()) return out;
@@ -234,10 +258,10 @@ Retrieved retrieve(pqxx::transaction_base& txn, const AskScope& scope, const std
     out.collection.segments = stats[0][0].as<double>();
     out.collection.average_length =
         out.collection.segments > 0 ? stats[0][1].as<double>() / out.collection.segments : 0;
-    // One recording is at most a few ten thousand segments: fetch every one
-    // holding a term, and count frequencies in them.
-    out.segments = read_segments(
-        txn.exec_prepared(kTranscriptSegments.name, *scope.transcription_id, scope.account_id, any_of(lexemes)));
+    // Every segment holding a lexeme is fetched, so answer_question counts
+    // the frequencies in them exactly.
+    keep_matching(read_segments(txn.exec_prepared(kTranscriptSegments.name, *scope.transcription_id, scope.account_id)),
+                  lexemes, out.segments);
     if (matching.alternates) add_heard(txn, scope, out);
     return out;
   }
@@ -249,10 +273,36 @@ Retrieved retrieve(pqxx::transaction_base& txn, const AskScope& scope, const std
   out.collection.segments = stats[0][0].as<double>();
   if (out.collection.segments <= 0) return out;
   out.collection.average_length = stats[0][1].as<double>() / out.collection.segments;
-  // Each lexeme's frequency in the scope (a count on the index), then fetch
-  // by the rarest while their segments stay within the fetch bound.
+  if (ids && out.collection.segments <= bounds.read_whole_max_segments) {
+    keep_matching(read_segments(txn.exec_prepared(kChosenAll.name, scope.account_id, *ids)), lexemes, out.segments);
+    if (matching.alternates) add_heard(txn, scope, out);
+    return out;
+  }
+  // Each lexeme's frequency in the scope, then fetch by the rarest while
+  // their segments stay within the fetch bound. A count on the index costs
+  // about as much as the rows it counts (2 ms a thousand in an account of a
+  // million segments), and a question's few hundred sound- and meaning-alikes
+  // hold words like "ran" and "won" (ask_speed.md, issue 34). So in a scope of
+  // kEstimateFromSegments or more, a lexeme common enough for the planner's
+  // statistics to hold it is not counted: its share of the table's rows,
+  // applied to the scope, stands for its frequency (the sampling error of
+  // ANALYZE, small for a common word, whose weight in the score is small
+  // too). Such a lexeme is never among the rarest the segments are fetched
+  // by. A smaller scope counts every lexeme: it costs little there, and a
+  // share of the whole table says little about a few recordings.
+  std::map<std::string, double> common;
+  if (out.collection.segments >= bounds.estimate_from_segments)
+    for (const auto& r : txn.exec_prepared(kCommonLexemes.name, db::text_array_literal(lexemes)))
+      common[r[0].c_str()] = std::max(1.0, std::round(r[1].as<double>() * out.collection.segments));
+  std::vector<std::string> counted;
+  for (const auto& l : lexemes)
+    if (!common.count(l)) counted.push_back(l);
   std::vector<std::pair<double, std::string>> by_df;
-  for (const auto& r : txn.exec_prepared(kLexemeCounts.name, scope.account_id, db::text_array_literal(lexemes), ids)) {
+  for (const auto& [t, df] : common) {
+    out.collection.document_frequency[t] = df;
+    by_df.push_back({df, t});
+  }
+  for (const auto& r : txn.exec_prepared(kLexemeCounts.name, scope.account_id, db::text_array_literal(counted), ids)) {
     const std::string t = r[0].c_str();
     const double df = r[1].as<double>();
     out.collection.document_frequency[t] = df;

@@ -31,12 +31,26 @@ struct Retrieved {
 // was fetched (their frequencies are counted apart), and when every term is
 // commoner, the rarest one fetches at most this many segments.
 inline constexpr int kLibraryFetchMaxSegments = 20000;
+// A scope of chosen transcriptions up to this many segments is read whole and
+// matched in process, as one transcription always is (ask_retrieval.cpp).
+inline constexpr double kReadWholeMaxSegments = 50000;
+// A library ask over at least this many segments takes the frequencies of
+// common lexemes from the planner's statistics instead of counting them
+// (ask_retrieval.cpp, retrieve).
+inline constexpr double kEstimateFromSegments = 100000;
+
+// Where retrieval changes its way of finding segments and frequencies (the
+// service always uses the defaults; the database tests lower them).
+struct RetrievalBounds {
+  double read_whole_max_segments = kReadWholeMaxSegments;
+  double estimate_from_segments = kEstimateFromSegments;
+};
 
 // With `matching`, each term also brings the words that sound or mean alike
 // (enrichment/heard_terms.h), and segments get what the recognizer almost
 // heard in them (transcript_alternates) of the terms.
 Retrieved retrieve(pqxx::transaction_base& txn, const AskScope& scope, const std::string& question,
-                   const enrichment::HeardMatching& matching = {});
+                   const enrichment::HeardMatching& matching = {}, const RetrievalBounds& bounds = {});
 
 // Each word's English lexeme as the segments' `terms` hold them (empty for a
 // stop word), in the words' order.
