@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startServer, newAccount, curl, envelope, finished, auditWallet, DB } from './harness.mjs';
+import { FAST_RECOGNIZER, startServer, newAccount, curl, envelope, finished, auditWallet, DB } from './harness.mjs';
 import { dialogue, convert, seconds, startMediaServer } from './media.mjs';
 
 const psql = (sql) => execFileSync('psql', [DB, '-At', '-c', sql], { encoding: 'utf8' }).trim();
-const WORKER_ENV = { SCRIBE_ALLOW_PRIVATE_URLS: '1', SCRIBE_WORKER_POLL_MS: '100' };
+const WORKER_ENV = { ...FAST_RECOGNIZER, SCRIBE_ALLOW_PRIVATE_URLS: '1', SCRIBE_WORKER_POLL_MS: '100' };
 const usd = (billedSeconds) => Math.ceil(billedSeconds * 1e6 / 3600) / 1e6;
 
 let media, server, talk, talkSeconds, long, longSeconds;

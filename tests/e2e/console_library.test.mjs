@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { startConsole } from './console_browser.mjs';
-import { curl } from './harness.mjs';
+import { FAST_RECOGNIZER, curl } from './harness.mjs';
 import { convert, dialogue, startMediaServer } from './media.mjs';
 
 const NAME = 'library-talk.wav';
@@ -32,7 +32,7 @@ before(async () => {
   avi = convert(wav, 'library-talk.avi');
   media = await startMediaServer();
   // Loopback links are admitted for the link source (the media server above).
-  c = await startConsole({ workers: true, extraEnv: { SCRIBE_ALLOW_PRIVATE_URLS: '1' } });
+  c = await startConsole({ workers: true, extraEnv: { ...FAST_RECOGNIZER, SCRIBE_ALLOW_PRIVATE_URLS: '1' } });
 });
 after(async () => {
   await c?.close();

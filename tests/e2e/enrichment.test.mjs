@@ -17,12 +17,12 @@ import { statSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parse } from 'yaml';
-import { startServer, newAccount, newKey, curl, envelope, finished, BIN, DB, OBJECTS, WORK } from './harness.mjs';
+import { FAST_RECOGNIZER, startServer, newAccount, newKey, curl, envelope, finished, BIN, DB, OBJECTS, WORK } from './harness.mjs';
 import { dialogue, convert, seconds, startMediaServer, MEDIA_DIR, FOUR_TOPICS, hangingMediaServer } from './media.mjs';
 
 const psql = (sql) => execFileSync('psql', [DB, '-At', '-c', sql], { encoding: 'utf8' }).trim();
 // Many requests per test: the rate limiter is not what is tested here.
-const ENV = { SCRIBE_ALLOW_PRIVATE_URLS: '1', SCRIBE_WORKER_POLL_MS: '100', SCRIBE_RATE_LIMIT_PER_MINUTE: '100000' };
+const ENV = { ...FAST_RECOGNIZER, SCRIBE_ALLOW_PRIVATE_URLS: '1', SCRIBE_WORKER_POLL_MS: '100', SCRIBE_RATE_LIMIT_PER_MINUTE: '100000' };
 const FORMATS = ['video_site', 'audio_app_a', 'audio_app_b', 'markdown', 'short_post', 'thread_post', 'photo_caption',
   'professional_post', 'plain'];
 const CACHE_VARIANTS = ['standard', 'highlights', 'clips', 'quoted_sections'];

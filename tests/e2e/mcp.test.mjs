@@ -22,7 +22,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { Client as Client1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as Transport1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as Client2, StreamableHTTPClientTransport as Transport2 } from '@modelcontextprotocol/client';
-import { startServer, newAccount, newKey, curl } from './harness.mjs';
+import { FAST_RECOGNIZER, startServer, newAccount, newKey, curl } from './harness.mjs';
 import { dialogue, seconds, startMediaServer } from './media.mjs';
 
 const MODERN = '2026-07-28';
@@ -32,7 +32,7 @@ const META_CAPS = 'io.modelcontextprotocol/clientCapabilities';
 const META_INFO = 'io.modelcontextprotocol/clientInfo';
 const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 // Many requests per test: the limiter has a test of its own (its own server).
-const ENV = { SCRIBE_ALLOW_PRIVATE_URLS: '1', SCRIBE_WORKER_POLL_MS: '100', SCRIBE_RATE_LIMIT_PER_MINUTE: '100000' };
+const ENV = { ...FAST_RECOGNIZER, SCRIBE_ALLOW_PRIVATE_URLS: '1', SCRIBE_WORKER_POLL_MS: '100', SCRIBE_RATE_LIMIT_PER_MINUTE: '100000' };
 
 const READ_TOOLS = ['getAccount', 'listPipelines', 'listTranscriptions', 'getTranscription', 'getTranscriptionResult',
   'waitForTranscription', 'getTranscriptionTimestamps', 'getTranscriptionWords', 'getSubtitles', 'getClip', 'search',

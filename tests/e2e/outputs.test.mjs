@@ -10,12 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import webvtt from 'webvtt-parser';
 import SrtParser from 'srt-parser-2';
-import { startServer, newAccount, curl, envelope, finished, DB } from './harness.mjs';
+import { FAST_RECOGNIZER, startServer, newAccount, curl, envelope, finished, DB } from './harness.mjs';
 import { dialogue, convert, startMediaServer } from './media.mjs';
 
 const psql = (sql) => execFileSync('psql', [DB, '-At', '-c', sql], { encoding: 'utf8' }).trim();
 // Many requests per test: the rate limiter is not what is tested here.
-const ENV = { SCRIBE_ALLOW_PRIVATE_URLS: '1', SCRIBE_WORKER_POLL_MS: '100', SCRIBE_RATE_LIMIT_PER_MINUTE: '100000' };
+const ENV = { ...FAST_RECOGNIZER, SCRIBE_ALLOW_PRIVATE_URLS: '1', SCRIBE_WORKER_POLL_MS: '100', SCRIBE_RATE_LIMIT_PER_MINUTE: '100000' };
 const FORMATS = { srt: 'srt', vtt: 'vtt', 'vtt-karaoke': 'vtt', json: 'json' };
 // The documented preset table (api/openapi.yaml, "Raw exports").
 const PRESETS = {

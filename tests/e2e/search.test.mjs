@@ -5,10 +5,10 @@
 // computed from those segments.
 import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, newAccount, newKey, curl, envelope, finished } from './harness.mjs';
+import { FAST_RECOGNIZER, startServer, newAccount, newKey, curl, envelope, finished } from './harness.mjs';
 import { dialogue, convert, startMediaServer } from './media.mjs';
 
-const ENV = { SCRIBE_ALLOW_PRIVATE_URLS: '1', SCRIBE_WORKER_POLL_MS: '100', SCRIBE_RATE_LIMIT_PER_MINUTE: '100000' };
+const ENV = { ...FAST_RECOGNIZER, SCRIBE_ALLOW_PRIVATE_URLS: '1', SCRIBE_WORKER_POLL_MS: '100', SCRIBE_RATE_LIMIT_PER_MINUTE: '100000' };
 
 let media, server, a, b;
 const fx = {}; // name -> {id, url, segments, title}
