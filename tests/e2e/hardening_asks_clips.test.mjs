@@ -18,11 +18,11 @@ import test, { before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { FAST_RECOGNIZER, startServer, newAccount, curl, envelope, finished, clipHolds, DB } from './harness.mjs';
+import { startServer, newAccount, curl, envelope, finished, clipHolds, DB } from './harness.mjs';
 import { dialogue, convert, startMediaServer } from './media.mjs';
 
 const psql = (sql) => execFileSync('psql', [DB, '-At', '-c', sql], { encoding: 'utf8' }).trim();
-const ENV = { ...FAST_RECOGNIZER, SCRIBE_ALLOW_PRIVATE_URLS: '1', SCRIBE_WORKER_POLL_MS: '100', SCRIBE_RATE_LIMIT_PER_MINUTE: '100000',
+const ENV = { SCRIBE_ALLOW_PRIVATE_URLS: '1', SCRIBE_WORKER_POLL_MS: '100', SCRIBE_RATE_LIMIT_PER_MINUTE: '100000',
   SCRIBE_WORKER_SLOTS: '2', SCRIBE_CLIP_SLOTS: '0' };
 const MUSEUM_Q = 'When does the museum open?';
 const TICKETS_Q = 'What do museum tickets cost for children?';

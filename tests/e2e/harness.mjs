@@ -44,9 +44,11 @@ if (!DB) throw new Error('SCRIBE_TEST_DATABASE_URL is not set; run scripts/test.
 // frequency warp). On the four-topic recording it takes 0.63 of the default's
 // CPU for 20.9% word errors against 20.2%. The files about recognition and the
 // pipeline (pipeline, quickstart, transcriptions, uploads, media_url,
-// heard_matching, realtime) keep the default profile, and so does ask, whose
-// short clip must keep the question's words (under this profile "bake the
-// bread in a hot oven" came out "they could read in high heaven").
+// heard_matching, realtime) keep the default profile, and so do the files
+// that assert words the recognizer must hear: ask (under this profile "bake
+// the bread in a hot oven" came out "they could read in high heaven"),
+// hardening_asks_clips (whose questions must be answered), openai_compat and
+// openai_stream ("seeds" came out "siege" in one run of two).
 export const FAST_RECOGNIZER = { SCRIBE_SPEECH_PROFILE: 'live' };
 export const OBJECTS = process.env.SCRIBE_OBJECT_STORE_DIR || mkdtempSync(join(tmpdir(), 'scribe-e2e-objects-'));
 export const WORK = process.env.SCRIBE_WORK_DIR || mkdtempSync(join(tmpdir(), 'scribe-e2e-work-'));

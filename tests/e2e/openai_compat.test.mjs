@@ -13,7 +13,7 @@ import { readFileSync, writeFileSync, statSync, readdirSync, rmSync } from 'node
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI, { toFile } from 'openai';
-import { FAST_RECOGNIZER, startServer, newAccount, curl, auditWallet, rawHttp, answered, DB, WORK } from './harness.mjs';
+import { startServer, newAccount, curl, auditWallet, rawHttp, answered, DB, WORK } from './harness.mjs';
 import { say, dialogue, GARDEN_TALK, MEDIA_DIR } from './media.mjs';
 
 const psql = (sql) => execFileSync('psql', [DB, '-At', '-c', sql], { encoding: 'utf8' }).trim();
@@ -23,7 +23,7 @@ let three; // three voices in turn
 before(async () => {
   hello = say('slt', 'Good morning. The library opens at nine and closes at five.', 'oa-hello');
   three = dialogue(GARDEN_TALK, 'oa-three', 0.6);
-  server = await startServer({ workers: true, extraEnv: { ...FAST_RECOGNIZER, SCRIBE_WORKER_POLL_MS: '100' } });
+  server = await startServer({ workers: true, extraEnv: { SCRIBE_WORKER_POLL_MS: '100' } });
 });
 after(async () => { await server?.stop(); });
 

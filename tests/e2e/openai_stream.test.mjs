@@ -13,11 +13,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import OpenAI, { toFile } from 'openai';
-import { FAST_RECOGNIZER, startServer, startWorker, newAccount, curl, auditWallet, answered, finished, DB, WORK } from './harness.mjs';
+import { startServer, startWorker, newAccount, curl, auditWallet, answered, finished, DB, WORK } from './harness.mjs';
 import { say, dialogue, GARDEN_TALK } from './media.mjs';
 
 const psql = (sql) => execFileSync('psql', [DB, '-At', '-c', sql], { encoding: 'utf8' }).trim();
-const ENV = { ...FAST_RECOGNIZER, SCRIBE_ALLOW_PRIVATE_URLS: '1', SCRIBE_WORKER_POLL_MS: '100' };
+const ENV = { SCRIBE_ALLOW_PRIVATE_URLS: '1', SCRIBE_WORKER_POLL_MS: '100' };
 let server, worker;
 let hello; // one sentence
 let talk; // eight turns by three voices: several pieces of speech
