@@ -104,7 +104,9 @@ test('every link of GET /me opens a real console page', async () => {
     assert.ok(href.startsWith(`${c.server.url}/app`), `${name}: ${href}`);
     const res = await page.goto(href);
     assert.equal(res.status(), 200, `${name}: ${href}`);
-    await page.getByRole('heading', { level: 1 }).waitFor();
+    // The console's own heading comes first; the API docs page may already
+    // show Swagger UI's title, a second h1, by then.
+    await page.getByRole('heading', { level: 1 }).first().waitFor();
     assert.notEqual(await page.getByRole('heading', { level: 1 }).first().textContent(), 'Page not found', href);
   }
   const missing = await page.goto(`${c.server.url}/app/no-such-page`);
