@@ -287,7 +287,7 @@ Retrieved retrieve(pqxx::transaction_base& txn, const AskScope& scope, const std
   // statistics to hold it is not counted: its share of the table's rows,
   // applied to the scope, stands for its frequency (the sampling error of
   // ANALYZE, small for a common word, whose weight in the score is small
-  // too). Such a lexeme is never among the rarest the segments are fetched
+  // too). Such a lexeme comes after the rarer ones the segments are fetched
   // by. A smaller scope counts every lexeme: it costs little there, and a
   // share of the whole table says little about a few recordings.
   std::map<std::string, double> common;
