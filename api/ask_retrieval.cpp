@@ -96,17 +96,24 @@ const db::Statement kFirstSection{"ask.first_section",
                                   "select id, title from sections where transcription_id = $1 "
                                   "order by start_ms limit 1"};
 
-std::vector<enrichment::AskSegment> read_segments(const pqxx::result& rows) {
+// With `holding`, only the rows with one of its lexemes among their terms
+// (a scope read whole): the terms are parsed first, and the rest of a row is
+// read only when it is kept.
+std::vector<enrichment::AskSegment> read_segments(const pqxx::result& rows,
+                                                  const std::unordered_set<std::string>* holding = nullptr) {
   std::vector<enrichment::AskSegment> out;
-  out.reserve(rows.size());
+  if (!holding) out.reserve(rows.size());
   for (const auto& r : rows) {
     enrichment::AskSegment s;
+    s.terms = enrichment::parse_tsvector(r[5].c_str(), &s.length);
+    if (holding &&
+        std::none_of(s.terms.begin(), s.terms.end(), [&](const auto& t) { return holding->count(t.first) > 0; }))
+      continue;
     s.segment_id = r[0].as<int64_t>();
     s.transcription_id = r[1].as<int64_t>();
     s.start_ms = r[2].as<int64_t>();
     s.end_ms = r[3].as<int64_t>();
     s.text = r[4].c_str();
-    s.terms = enrichment::parse_tsvector(r[5].c_str(), &s.length);
     out.push_back(std::move(s));
   }
   return out;
@@ -193,15 +200,6 @@ std::vector<std::string> all_lexemes(const std::vector<enrichment::QueryTerm>& t
   return out;
 }
 
-// The segments of `all` holding any of `lexemes`, appended to `out`.
-void keep_matching(std::vector<enrichment::AskSegment> all, const std::vector<std::string>& lexemes,
-                   std::vector<enrichment::AskSegment>& out) {
-  const std::unordered_set<std::string> wanted(lexemes.begin(), lexemes.end());
-  for (auto& s : all)
-    if (std::any_of(s.terms.begin(), s.terms.end(), [&](const auto& t) { return wanted.count(t.first) > 0; }))
-      out.push_back(std::move(s));
-}
-
 // Adds what the recognizer almost heard of the terms to the segments holding
 // those moments, fetching segments that hold no term as written.
 void add_heard(pqxx::transaction_base& txn, const AskScope& scope, Retrieved& out) {
@@ -251,6 +249,7 @@ Retrieved retrieve(pqxx::transaction_base& txn, const AskScope& scope, const std
   out.terms = question_terms(txn, question, matching);
   if (out.terms.empty()) return out;
   const auto lexemes = all_lexemes(out.terms);
+  const std::unordered_set<std::string> wanted(lexemes.begin(), lexemes.end());
 
   if (scope.transcription_id) {
     auto stats = txn.exec_prepared(kTranscriptStats.name, *scope.transcription_id, scope.account_id);
@@ -260,8 +259,8 @@ Retrieved retrieve(pqxx::transaction_base& txn, const AskScope& scope, const std
         out.collection.segments > 0 ? stats[0][1].as<double>() / out.collection.segments : 0;
     // Every segment holding a lexeme is fetched, so answer_question counts
     // the frequencies in them exactly.
-    keep_matching(read_segments(txn.exec_prepared(kTranscriptSegments.name, *scope.transcription_id, scope.account_id)),
-                  lexemes, out.segments);
+    out.segments =
+        read_segments(txn.exec_prepared(kTranscriptSegments.name, *scope.transcription_id, scope.account_id), &wanted);
     if (matching.alternates) add_heard(txn, scope, out);
     return out;
   }
@@ -274,7 +273,7 @@ Retrieved retrieve(pqxx::transaction_base& txn, const AskScope& scope, const std
   if (out.collection.segments <= 0) return out;
   out.collection.average_length = stats[0][1].as<double>() / out.collection.segments;
   if (ids && out.collection.segments <= bounds.read_whole_max_segments) {
-    keep_matching(read_segments(txn.exec_prepared(kChosenAll.name, scope.account_id, *ids)), lexemes, out.segments);
+    out.segments = read_segments(txn.exec_prepared(kChosenAll.name, scope.account_id, *ids), &wanted);
     if (matching.alternates) add_heard(txn, scope, out);
     return out;
   }
