@@ -21,8 +21,10 @@ bool eventually(Pred pred, std::chrono::milliseconds limit = 5000ms) {
 }
 
 TEST(WaitRegistry, NotifyFiresOnlyThatKeysWaiters) {
-  WaitRegistry reg;
+  // Before the registry: its destructor releases the waiter still on "b",
+  // whose callback counts into these.
   std::atomic<int> woken{0}, timed_out{0};
+  WaitRegistry reg;
   auto cb = [&](bool t) { (t ? timed_out : woken)++; };
   auto far = WaitRegistry::Clock::now() + 60s;
   reg.add("a", far, cb);
@@ -36,9 +38,9 @@ TEST(WaitRegistry, NotifyFiresOnlyThatKeysWaiters) {
 }
 
 TEST(WaitRegistry, DeadlinesFireInOrderWithTimedOut) {
-  WaitRegistry reg;
   std::mutex mu;
   std::vector<int> order;
+  WaitRegistry reg;
   auto now = WaitRegistry::Clock::now();
   for (int i : {3, 1, 2})
     reg.add("k" + std::to_string(i), now + std::chrono::milliseconds(20 * i), [&, i](bool t) {
@@ -52,8 +54,8 @@ TEST(WaitRegistry, DeadlinesFireInOrderWithTimedOut) {
 }
 
 TEST(WaitRegistry, TenThousandWaitersNeedNoThreadEach) {
-  WaitRegistry reg;
   std::atomic<int> woken{0}, timed_out{0};
+  WaitRegistry reg;
   auto far = WaitRegistry::Clock::now() + 60s;
   for (int i = 0; i < 10000; ++i)
     reg.add("t" + std::to_string(i % 100), far, [&](bool t) { (t ? timed_out : woken)++; });

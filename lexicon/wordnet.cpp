@@ -15,7 +15,6 @@ namespace scribe::lexicon {
 namespace {
 
 constexpr std::array<const char*, 4> kSuffix = {"noun", "verb", "adj", "adv"};
-constexpr std::array<char, 4> kPosLetter = {'n', 'v', 'a', 'r'};
 
 // How many of a word's senses (most frequent first) lend it synonyms: the
 // rarer senses of a word are rarely what a question means by it.

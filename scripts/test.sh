@@ -79,22 +79,28 @@ fresh_db() {
     -v ON_ERROR_STOP=1 -c "drop database if exists $1 with (force)" -c "create database $1 owner scribe" >/dev/null
 }
 
-# GoogleTest binaries, each in two shards at once (one per core); shard i of
-# the database tests uses cluster i.
+# GoogleTest binaries: the unit tests in three shards and the database tests
+# in two, all five at once on the two cores. One binary after the other left
+# a core idle while the slower shard finished (one unit test, enrich of a
+# 12-hour transcript, is a third of its shard); five at once keep both busy
+# until the end. Database shard i uses cluster i.
 gtests() {
-  local dir=$root/$1 db=$2 bin=$3 rc=0 pids=() i name
+  local dir=$root/$1 db=$2 bin=$3 rc=0 pids=() logs=() i name shards log
   for name in unit_tests pg_tests; do
-    pids=()
-    for i in 0 1; do
-      fresh_db "$db" $((port + i))
-      (cd "$dir" && GTEST_TOTAL_SHARDS=2 GTEST_SHARD_INDEX=$i SCRIBE_TEST_DATABASE_URL=$(db_url "$db" $((port + i))) \
-        SCRIBE_BIN="$bin" "./$name" --gtest_brief=1 >"$dir/$name.shard$i.log" 2>&1) &
-      pids+=($!)
+    shards=2
+    [ "$name" = unit_tests ] && shards=3
+    for ((i = 0; i < shards; i++)); do
+      log="$dir/$name.shard$i.log"
+      [ "$name" = pg_tests ] && fresh_db "$db" $((port + i))
+      (cd "$dir" && GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$i \
+        SCRIBE_TEST_DATABASE_URL=$(db_url "$db" $((port + i % 2))) SCRIBE_BIN="$bin" "./$name" --gtest_brief=1 \
+        >"$log" 2>&1) &
+      pids+=($!) logs+=("$log")
     done
-    for i in 0 1; do
-      if wait "${pids[$i]}"; then tail -n 2 "$dir/$name.shard$i.log"; else rc=1; cat "$dir/$name.shard$i.log"; fi
-      count_gtest "$dir/$name.shard$i.log"
-    done
+  done
+  for i in "${!pids[@]}"; do
+    if wait "${pids[$i]}"; then tail -n 2 "${logs[$i]}"; else rc=1; cat "${logs[$i]}"; fi
+    count_gtest "${logs[$i]}"
   done
   return $rc
 }
